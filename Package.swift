@@ -1,0 +1,57 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Kingfisher",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Kingfisher", targets: ["Kingfisher"]),
+        .executable(name: "kf", targets: ["kf"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibPNG",
+            pkgConfig: "libpng16",
+            providers: [.apt(["libpng-dev"])]
+        ),
+        .systemLibrary(
+            name: "CGIFLib",
+            providers: [.apt(["libgif-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibWebP",
+            pkgConfig: "libwebp",
+            providers: [.apt(["libwebp-dev"])]
+        ),
+        // The one C target: libjpeg reports errors by longjmp, which must never cross a Swift frame.
+        .target(
+            name: "KingfisherCShims",
+            dependencies: ["CLibJPEG"]
+        ),
+        .target(
+            name: "Kingfisher",
+            dependencies: ["KingfisherCShims", "CLibPNG", "CGIFLib", "CLibWebP"]
+        ),
+        .executableTarget(
+            name: "kf",
+            dependencies: [
+                "Kingfisher",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "KingfisherTests",
+            dependencies: ["Kingfisher"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

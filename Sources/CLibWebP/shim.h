@@ -1,0 +1,7 @@
+#ifndef CLIBWEBP_SHIM_H
+#define CLIBWEBP_SHIM_H
+#include <webp/decode.h>
+#include <webp/encode.h>
+#include <webp/demux.h>
+#include <webp/mux.h>
+#endif

@@ -1,0 +1,89 @@
+import Foundation
+
+extension KingfisherError: LocalizedError, CustomStringConvertible {
+    /// One sentence saying what failed.
+    public var errorDescription: String? {
+        switch self {
+        case .requestError(let reason): return reason.message
+        case .responseError(let reason): return reason.message
+        case .cacheError(let reason): return reason.message
+        case .processorError(let reason): return reason.message
+        case .imageSettingError(let reason): return reason.message
+        }
+    }
+
+    /// The description with the error code, as logs want it.
+    public var description: String {
+        "KingfisherError \(errorCode): \(errorDescription ?? "unknown failure")"
+    }
+}
+
+extension KingfisherError: CustomNSError {
+    /// Kingfisher's error domain.
+    public static var errorDomain: String { "com.onevcat.Kingfisher.Error" }
+
+    /// Carries the description, so `localizedDescription` reads the same through `NSError`.
+    public var errorUserInfo: [String: Any] {
+        [NSLocalizedDescriptionKey: errorDescription ?? "unknown failure"]
+    }
+}
+
+extension KingfisherError.RequestErrorReason {
+    var message: String {
+        switch self {
+        case .emptyRequest:
+            return "The request is empty."
+        case .asyncTaskContextCancelled:
+            return "The task was cancelled before the work started."
+        }
+    }
+}
+
+extension KingfisherError.ResponseErrorReason {
+    var message: String {
+        switch self {
+        case .URLSessionError(let error):
+            return "The transfer failed: \(error)."
+        }
+    }
+}
+
+extension KingfisherError.CacheErrorReason {
+    var message: String {
+        switch self {
+        case let .cannotLoadDataFromDisk(url, error):
+            return "Cannot read the cached file \(url.path): \(error)."
+        case let .cannotCreateDirectory(path, error):
+            return "Cannot create the cache folder \(path): \(error)."
+        case .imageNotExisting(let key):
+            return "The image for key \"\(key)\" is not in the cache, and only the cache was asked."
+        }
+    }
+}
+
+extension KingfisherError.ProcessorErrorReason {
+    var message: String {
+        switch self {
+        case .emptyImageData:
+            return "Cannot decode an image: the data is empty."
+        case .unknownImageFormat(let header):
+            let hex = header.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
+            return "Cannot decode an image: the data is not PNG, JPEG, GIF or WebP (first bytes: \(hex))."
+        case let .decodingFailed(format, description):
+            return "Cannot decode \(format) data: \(description)."
+        case let .imageLimitExceeded(format, violation):
+            return "Refused to decode \(format) data: \(violation)."
+        case let .encodingFailed(format, description):
+            return "Cannot encode the image as \(format): \(description)."
+        }
+    }
+}
+
+extension KingfisherError.ImageSettingErrorReason {
+    var message: String {
+        switch self {
+        case .emptySource:
+            return "There is no image source to set."
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// Every error Kingfisher reports, grouped by the stage that failed.
+///
+/// The five categories and the reason codes that apply on Linux follow Kingfisher's
+/// (1xxx request, 2xxx response, 3xxx cache, 4xxx processor, 5xxx image setting). Decoding,
+/// encoding and limit failures are reasons of our own in the processor category (41xx), because a
+/// decoder is the first processor every image meets. `errorDescription` is one sentence that names
+/// what failed and for which format, key or URL.
+public enum KingfisherError: Error, Sendable {
+    /// Something is wrong with the request before it was sent.
+    case requestError(reason: RequestErrorReason)
+    /// The response was unusable.
+    case responseError(reason: ResponseErrorReason)
+    /// The memory or disk cache failed.
+    case cacheError(reason: CacheErrorReason)
+    /// Decoding, encoding or processing an image failed.
+    case processorError(reason: ProcessorErrorReason)
+    /// Setting an image to a view or a target failed.
+    case imageSettingError(reason: ImageSettingErrorReason)
+
+    /// Reasons of `.requestError`.
+    public enum RequestErrorReason: Sendable {
+        /// 1001: the request is empty.
+        case emptyRequest
+        /// 1005: the Swift task was cancelled before the work started.
+        case asyncTaskContextCancelled
+    }
+
+    /// Reasons of `.responseError`.
+    public enum ResponseErrorReason: Sendable {
+        /// 2003: the transport failed; the underlying error is kept.
+        case URLSessionError(error: any Error)
+    }
+
+    /// Reasons of `.cacheError`.
+    public enum CacheErrorReason: Sendable {
+        /// 3004: a cached file could not be read.
+        case cannotLoadDataFromDisk(url: URL, error: any Error)
+        /// 3005: the cache folder could not be created.
+        case cannotCreateDirectory(path: String, error: any Error)
+        /// 3006: `onlyFromCache` was asked and the image is not cached.
+        case imageNotExisting(key: String)
+    }
+
+    /// Reasons of `.processorError`, including the decoding and encoding reasons of our own.
+    public enum ProcessorErrorReason: Sendable {
+        /// 4101: there were no bytes to decode.
+        case emptyImageData
+        /// 4102: the bytes are in no format we decode; `header` holds the first few of them.
+        case unknownImageFormat(header: Data)
+        /// 4103: the data claims `format` but is corrupt, truncated or uses a feature we do not decode.
+        case decodingFailed(format: ImageFormat, description: String)
+        /// 4104: the image is larger than a configured limit; nothing was allocated for its pixels.
+        case imageLimitExceeded(format: ImageFormat, violation: ImageLimitViolation)
+        /// 4105: encoding to `format` failed.
+        case encodingFailed(format: ImageFormat, description: String)
+    }
+
+    /// Reasons of `.imageSettingError`.
+    public enum ImageSettingErrorReason: Sendable {
+        /// 5001: the source to set is `nil`.
+        case emptySource
+    }
+}
+
+/// Which decoding limit an image broke, with its figure and the limit.
+public enum ImageLimitViolation: Sendable, Hashable, CustomStringConvertible {
+    /// One frame has more pixels than allowed.
+    case pixelsPerFrame(width: Int, height: Int, limit: Int)
+    /// The animation has more frames than allowed.
+    case frameCount(count: Int, limit: Int)
+    /// All frames together have more pixels than allowed.
+    case totalAnimationPixels(pixels: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case let .pixelsPerFrame(width, height, limit):
+            return "\(width)×\(height) is \(width.multipliedReportingOverflow(by: height).partialValue) pixels per frame, over the limit of \(limit)"
+        case let .frameCount(count, limit):
+            return "\(count) frames is over the limit of \(limit)"
+        case let .totalAnimationPixels(pixels, limit):
+            return "the animation needs at least \(pixels) pixels in all, over the limit of \(limit)"
+        }
+    }
+}
+
+extension KingfisherError {
+    /// True for `.requestError(.asyncTaskContextCancelled)` and, later, every cancelled task.
+    public var isTaskCancelled: Bool {
+        if case .requestError(reason: .asyncTaskContextCancelled) = self { return true }
+        return false
+    }
+
+    /// The numeric code of the reason, Kingfisher's where it has one.
+    public var errorCode: Int {
+        switch self {
+        case .requestError(let reason): return reason.errorCode
+        case .responseError(let reason): return reason.errorCode
+        case .cacheError(let reason): return reason.errorCode
+        case .processorError(let reason): return reason.errorCode
+        case .imageSettingError(let reason): return reason.errorCode
+        }
+    }
+}
+
+extension KingfisherError.RequestErrorReason {
+    var errorCode: Int {
+        switch self {
+        case .emptyRequest: return 1001
+        case .asyncTaskContextCancelled: return 1005
+        }
+    }
+}
+
+extension KingfisherError.ResponseErrorReason {
+    var errorCode: Int {
+        switch self {
+        case .URLSessionError: return 2003
+        }
+    }
+}
+
+extension KingfisherError.CacheErrorReason {
+    var errorCode: Int {
+        switch self {
+        case .cannotLoadDataFromDisk: return 3004
+        case .cannotCreateDirectory: return 3005
+        case .imageNotExisting: return 3006
+        }
+    }
+}
+
+extension KingfisherError.ProcessorErrorReason {
+    var errorCode: Int {
+        switch self {
+        case .emptyImageData: return 4101
+        case .unknownImageFormat: return 4102
+        case .decodingFailed: return 4103
+        case .imageLimitExceeded: return 4104
+        case .encodingFailed: return 4105
+        }
+    }
+}
+
+extension KingfisherError.ImageSettingErrorReason {
+    var errorCode: Int {
+        switch self {
+        case .emptySource: return 5001
+        }
+    }
+}

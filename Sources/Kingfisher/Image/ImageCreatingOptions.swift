@@ -1,0 +1,53 @@
+import Foundation
+
+/// How encoded data becomes a ``KFCrossPlatformImage``.
+///
+/// The name and the first three fields follow Kingfisher's; `limits` and `minimumPixelSize` are ours.
+public struct ImageCreatingOptions: Sendable, Hashable {
+    /// The scale of the image made; its `size` is the pixel size divided by this.
+    public var scale: CGFloat
+    /// Decode only the first frame of an animation.
+    public var onlyFirstFrame: Bool
+    /// The limits checked before any pixel memory is taken.
+    public var limits: ImageDecodingLimits
+    /// Lets a decoder that can scale while it decodes (JPEG by 1/2, 1/4 or 1/8, WebP to any size)
+    /// return a smaller image whose pixel size, upright, is still at least this in both directions.
+    ///
+    /// A zero or negative dimension sets no bound in that direction. Other formats, and images already
+    /// smaller, decode at full size. Callers finish with a resample to the exact size they want.
+    public var minimumPixelSize: CGSize?
+
+    /// Makes options; the defaults decode everything at full size under the default limits.
+    public init(scale: CGFloat = 1, onlyFirstFrame: Bool = false, limits: ImageDecodingLimits = .default, minimumPixelSize: CGSize? = nil) {
+        self.scale = scale
+        self.onlyFirstFrame = onlyFirstFrame
+        self.limits = limits
+        self.minimumPixelSize = minimumPixelSize
+    }
+}
+
+/// How an image is encoded.
+public struct ImageEncodingOptions: Sendable, Hashable {
+    /// JPEG and lossy WebP quality, 0 (smallest) to 1 (best).
+    public var compressionQuality: CGFloat
+    /// Write WebP losslessly instead of lossy.
+    public var lossless: Bool
+
+    /// Makes options; the default quality is 0.9 and WebP is lossy.
+    public init(compressionQuality: CGFloat = 0.9, lossless: Bool = false) {
+        self.compressionQuality = compressionQuality
+        self.lossless = lossless
+    }
+
+    /// The quality as libjpeg and libwebp count it, 1...100.
+    var qualityPercent: Int {
+        guard compressionQuality.isFinite else { return 90 }
+        return Int((min(max(compressionQuality, 0), 1) * 100).rounded()).clamped(to: 1...100)
+    }
+}
+
+extension Comparable {
+    func clamped(to range: ClosedRange<Self>) -> Self {
+        min(max(self, range.lowerBound), range.upperBound)
+    }
+}

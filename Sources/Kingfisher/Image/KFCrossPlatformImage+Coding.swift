@@ -1,0 +1,60 @@
+import Foundation
+
+extension KFCrossPlatformImage {
+    /// Decodes PNG, JPEG, GIF or WebP data into an upright image.
+    ///
+    /// Throws a ``KingfisherError`` (`.processorError`) naming the format and the failure when the data
+    /// is empty, unrecognised, corrupt, truncated or over `options.limits`; no input traps.
+    public init(data: Data, options: ImageCreatingOptions = ImageCreatingOptions()) throws {
+        self = try ImageCodecs.decode(data, options: options)
+    }
+
+    /// Encodes the image as `format`; GIF and WebP keep every frame of an animation.
+    ///
+    /// JPEG drops alpha (transparent areas come out black, as premultiplied pixels over black).
+    /// PNG output is deterministic: the same pixels give the same bytes.
+    public func encoded(as format: ImageFormat, options: ImageEncodingOptions = ImageEncodingOptions()) throws -> Data {
+        try ImageCodecs.encode(self, as: format, options: options)
+    }
+}
+
+extension KingfisherWrapper where Base == KFCrossPlatformImage {
+    /// The size in points.
+    public var size: CGSize { base.size }
+    /// The scale: pixels per point.
+    public var scale: CGFloat { base.scale }
+    /// The pixel memory the image holds, in bytes, summed over its frames.
+    public var cost: Int { base.cost }
+    /// The frames as still images, or `nil` for a still image.
+    public var images: [KFCrossPlatformImage]? { base.images }
+    /// One pass of the animation, in seconds; 0 for a still image.
+    public var duration: TimeInterval { base.duration }
+
+    /// PNG bytes of the first frame, or `nil` if encoding failed.
+    public func pngRepresentation() -> Data? {
+        try? base.encoded(as: .PNG)
+    }
+
+    /// JPEG bytes of the first frame at `compressionQuality` (0...1), or `nil` if encoding failed.
+    public func jpegRepresentation(compressionQuality: CGFloat) -> Data? {
+        try? base.encoded(as: .JPEG, options: ImageEncodingOptions(compressionQuality: compressionQuality))
+    }
+
+    /// GIF bytes with every frame, delay and the loop count, or `nil` if encoding failed.
+    public func gifRepresentation() -> Data? {
+        try? base.encoded(as: .GIF)
+    }
+
+    /// WebP bytes with every frame, or `nil` if encoding failed.
+    public func webpRepresentation(compressionQuality: CGFloat = 0.9, lossless: Bool = false) -> Data? {
+        try? base.encoded(as: .WebP, options: ImageEncodingOptions(compressionQuality: compressionQuality, lossless: lossless))
+    }
+
+    /// Decodes `data` into an image, or `nil` when it cannot; Kingfisher's spelling of
+    /// ``KFCrossPlatformImage/init(data:options:)`` for callers that need no reason.
+    public static func image(data: Data, options: ImageCreatingOptions) -> KFCrossPlatformImage? {
+        try? KFCrossPlatformImage(data: data, options: options)
+    }
+}
+
+extension KFCrossPlatformImage: KingfisherCompatibleValue {}
