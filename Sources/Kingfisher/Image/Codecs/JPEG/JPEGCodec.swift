@@ -49,8 +49,7 @@ enum JPEGCodec: ImageCodec {
             }
             let rowBytes = Int(outWidth) * 4
             var failed = false
-            let pixels = [UInt8](unsafeUninitializedCapacity: rowBytes * Int(outHeight)) { buffer, initialized in
-                initialized = buffer.count
+            let pixels = PixelMemory.bytes(count: rowBytes * Int(outHeight)) { buffer in
                 guard let target = buffer.baseAddress,
                       kf_jpeg_decoder_read(decoder, target, rowBytes, &message, message.count) != 0
                 else {

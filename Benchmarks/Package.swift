@@ -1,0 +1,16 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "KingfisherBenchmarks",
+    dependencies: [
+        .package(name: "Kingfisher", path: ".."),
+    ],
+    targets: [
+        .executableTarget(
+            name: "codec-bench",
+            dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

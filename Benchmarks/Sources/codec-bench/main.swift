@@ -1,0 +1,76 @@
+import Foundation
+import Kingfisher
+
+// Times Kingfisher's codecs in process and prints one JSON line of medians.
+//
+//   codec-bench decode FILE [--min WxH] [--runs N]
+//   codec-bench encode FILE png|jpeg|gif|webp [--quality Q] [--lossless] [--runs N]
+//
+// `decode` times KFCrossPlatformImage(data:options:) from bytes already in memory; `encode`
+// decodes FILE once, then times encoding the decoded image.
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("codec-bench: \(message)\n".utf8))
+    exit(2)
+}
+
+func option(_ name: String, in arguments: [String]) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+func measure(runs: Int, _ body: () throws -> Void) rethrows -> [Double] {
+    try body()  // warm-up: page cache, first-touch of the allocator
+    var times: [Double] = []
+    for _ in 0..<runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
+    }
+    return times
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 2 else { fail("usage: codec-bench decode|encode FILE ...") }
+let runs = Int(option("--runs", in: arguments) ?? "") ?? 9
+let path = arguments[1]
+guard let data = FileManager.default.contents(atPath: path) else { fail("cannot read \(path)") }
+
+do {
+    switch arguments[0] {
+    case "decode":
+        var options = ImageCreatingOptions()
+        if let minimum = option("--min", in: arguments) {
+            let parts = minimum.split(separator: "x").compactMap { Double($0) }
+            guard parts.count == 2 else { fail("--min wants WxH") }
+            options.minimumPixelSize = CGSize(width: parts[0], height: parts[1])
+        }
+        options.limits = ImageDecodingLimits(maxPixelsPerFrame: 200_000_000, maxTotalAnimationPixels: 1_000_000_000)
+        var size = (0, 0, 0)
+        let times = try measure(runs: runs) {
+            let image = try KFCrossPlatformImage(data: data, options: options)
+            size = (image.pixelWidth, image.pixelHeight, image.frames.count)
+        }
+        print(#"{"op":"decode","file":"\#(path)","width":\#(size.0),"height":\#(size.1),"frames":\#(size.2),"median_ms":\#(median(times))}"#)
+    case "encode":
+        guard arguments.count >= 3, let format = ImageFormat(fileExtension: arguments[2]) else { fail("encode wants a format") }
+        var encoding = ImageEncodingOptions(lossless: arguments.contains("--lossless"))
+        if let quality = option("--quality", in: arguments).flatMap(Double.init) { encoding.compressionQuality = quality }
+        let limits = ImageDecodingLimits(maxPixelsPerFrame: 200_000_000, maxTotalAnimationPixels: 1_000_000_000)
+        let image = try KFCrossPlatformImage(data: data, options: ImageCreatingOptions(limits: limits))
+        var bytes = 0
+        let times = try measure(runs: runs) {
+            bytes = try image.encoded(as: format, options: encoding).count
+        }
+        print(#"{"op":"encode","file":"\#(path)","format":"\#(format)","bytes":\#(bytes),"median_ms":\#(median(times))}"#)
+    default:
+        fail("unknown operation \(arguments[0])")
+    }
+} catch {
+    fail("\(error)")
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import Kingfisher
+
+/// Runs the built `kf` executable as a user would and checks its output and exit status.
+@Suite struct KFCommandTests {
+    struct Run {
+        var status: Int32
+        var signalled: Bool
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The `kf` built beside this test bundle (`swift build --build-tests` builds both).
+    static func kfURL() throws -> URL {
+        var directory = Bundle.module.bundleURL.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = directory.appendingPathComponent("kf")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "kf next to \(Bundle.module.bundleURL.path)"])
+    }
+
+    static func run(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = try kfURL()
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+                   stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("kf-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func infoPrintsTheHeaderAsJSON() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("rotated.jpg")
+        let jpeg = try KFCrossPlatformImage(frame: TestImages.gradientFrame(width: 40, height: 30)).encoded(as: .JPEG)
+        try JPEGCodecTests.insertingExif(orientation: .right, into: jpeg).write(to: file)
+        let result = try Self.run(["info", file.path, "--json"])
+        #expect(result.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["format"] as? String == "JPEG")
+        #expect(object["width"] as? Int == 30 && object["height"] as? Int == 40)
+        #expect(object["frames"] as? Int == 1 && object["orientation"] as? Int == 6)
+    }
+
+    @Test func convertAppliesOrientationAndChoosesTheFormatByExtension() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("in.jpg")
+        let jpeg = try KFCrossPlatformImage(frame: TestImages.gradientFrame(width: 40, height: 30)).encoded(as: .JPEG)
+        try JPEGCodecTests.insertingExif(orientation: .left, into: jpeg).write(to: input)
+        let output = directory.appendingPathComponent("out.jpeg")
+        let result = try Self.run(["convert", input.path, output.path, "--quality", "70"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let header = try ImageHeader(data: Data(contentsOf: output))
+        #expect(header.format == .JPEG && header.orientation == .up)
+        #expect(header.pixelWidth == 30 && header.pixelHeight == 40)
+    }
+
+    @Test func exitStatusSaysWhatWentWrong() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let garbage = directory.appendingPathComponent("garbage.png")
+        try Data("not an image at all".utf8).write(to: garbage)
+        let bad = try Self.run(["convert", garbage.path, directory.appendingPathComponent("x.png").path])
+        #expect(bad.status == 1 && bad.stderr.contains("not PNG, JPEG, GIF or WebP"))
+        #expect(bad.stderr.split(separator: "\n").count == 1)
+
+        let missing = try Self.run(["info", directory.appendingPathComponent("missing.jpg").path])
+        #expect(missing.status == 1 && missing.stderr.contains("missing.jpg"))
+
+        #expect(try Self.run(["convert", garbage.path, directory.appendingPathComponent("x.bmp").path]).status == 2)
+        #expect(try Self.run(["info"]).status == 2)
+        #expect(try Self.run(["frobnicate"]).status == 2)
+        #expect(try Self.run(["convert", garbage.path, "x.png", "--quality", "300"]).status == 2)
+        let help = try Self.run(["--help"])
+        #expect(help.status == 0 && help.stdout.contains("Exit status"))
+    }
+
+    @Test func damagedInputsNeverEndInASignal() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let valid = try TestImages.gradient(width: 48, height: 32).encoded(as: .JPEG)
+        let inputs = Mutations.damaged(valid, count: 40, seed: 7)
+        for (index, input) in inputs.enumerated() {
+            let file = directory.appendingPathComponent("damaged-\(index).jpg")
+            try input.write(to: file)
+            let result = try Self.run(["convert", file.path, directory.appendingPathComponent("out-\(index).jpg").path])
+            #expect(!result.signalled && (result.status == 0 || result.status == 1), "input \(index): \(result.status) \(result.stderr)")
+        }
+    }
+}
