@@ -7,9 +7,11 @@ import Foundation
 ///   (`MODE_rgbA`) in memory we own, and can be scaled while decoding (see ``decode(_:options:)``).
 /// - Animations decode through `WebPAnimDecoder` into full-canvas frames; they always decode at full
 ///   size.
+/// - Encoding writes a still image with `WebPEncode`, or an animation with `WebPAnimEncoder` when the
+///   image has more than one frame.
 ///
-/// The work is spread over this folder: `WebPDecoder.swift` (still images and the scaling rule) and
-/// `WebPAnimationDecoder.swift` (animations and the demux probe).
+/// The work is spread over this folder: `WebPDecoder.swift` (still images and the scaling rule),
+/// `WebPAnimationDecoder.swift` (animations and the demux probe) and `WebPEncoder.swift`.
 enum WebPCodec: ImageCodec {
     static let format = ImageFormat.WebP
 
@@ -42,8 +44,12 @@ enum WebPCodec: ImageCodec {
         }
     }
 
+    /// Encodes a still image with `WebPEncode`, an animation with `WebPAnimEncoder`.
     static func encode(_ image: KFCrossPlatformImage, options: ImageEncodingOptions) throws -> Data {
-        throw encodingError("not built yet")
+        if image.isAnimated {
+            return try encodeAnimation(image, options: options)
+        }
+        return try encodeStill(image.firstFrame, isOpaque: image.isOpaque, options: options)
     }
 
     // MARK: - Shared helpers
