@@ -33,7 +33,7 @@ extension WebPCodec {
 
         let stride = output.width * 4
         let count = stride * output.height
-        let pixels = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initializedCount in
+        let pixels = try PixelMemory.bytes(count: count) { buffer in
             config.output.colorspace = MODE_rgbA
             config.output.is_external_memory = 1
             config.output.u.RGBA.rgba = buffer.baseAddress
@@ -50,7 +50,6 @@ extension WebPCodec {
             guard decodedWidth == output.width, decodedHeight == output.height else {
                 throw decodingError("libwebp decoded \(decodedWidth)×\(decodedHeight) pixels instead of \(output.width)×\(output.height)")
             }
-            initializedCount = count
         }
 
         let frame = ImageFrame(unchecked: output.width, height: output.height, pixels: pixels)
