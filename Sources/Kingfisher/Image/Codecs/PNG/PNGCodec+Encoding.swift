@@ -76,8 +76,8 @@ extension PNGCodec {
         defer { output.deallocate() }
         var size = png_alloc_size_t(capacity)
         let succeeded = png_image_write_to_memory(image, output.baseAddress, &size, 0, input.baseAddress, stride, nil) != 0
-        if succeeded, let base = output.baseAddress, Int(size) <= capacity {
-            return .written(Data(bytes: base, count: Int(size)))
+        if succeeded, let base = output.baseAddress, let written = Int(exactly: size), written <= capacity {
+            return .written(Data(bytes: base, count: written))
         }
         if !PNGControl.failed(image), let needed = Int(exactly: size), needed > capacity {
             return .needs(needed)
