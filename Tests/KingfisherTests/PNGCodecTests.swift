@@ -348,8 +348,8 @@ extension PNGCodecTests {
         do {
             try body()
         } catch let error as KingfisherError {
-            if case .processorError(reason: .decodingFailed(format: .PNG, let description)) = error {
-                return description
+            if case .processorError(reason: .decodingFailed(format: .PNG, _)) = error {
+                return error.localizedDescription
             }
         } catch {}
         return nil
@@ -361,7 +361,7 @@ extension PNGCodecTests {
         badCRC[18] ^= 0x01  // inside IHDR's width
         let crc = decodingFailure { _ = try KFCrossPlatformImage(data: Data(badCRC)) }
         #expect(crc?.hasPrefix("Cannot decode PNG data: ") == true && crc?.contains("CRC") == true)
-        #expect(decodingFailure { _ = try ImageHeader(data: Data(badCRC)) }?.hasPrefix("Cannot read PNG header: ") == true)
+        #expect(decodingFailure { _ = try ImageHeader(data: Data(badCRC)) }?.hasPrefix("Cannot decode PNG data: the header is unreadable: ") == true)
 
         let truncated = Data(valid.prefix(valid.count - 40))  // inside IDAT
         let short = decodingFailure { _ = try KFCrossPlatformImage(data: truncated) }

@@ -38,7 +38,7 @@ extension PNGCodec {
         guard let pngWidth = UInt32(exactly: width), let pngHeight = UInt32(exactly: height),
               let stride = Int32(exactly: width * channels)
         else {
-            throw encodingError("Cannot encode PNG data: \(width)×\(height) pixels is too large for libpng")
+            throw encodingError("\(width)×\(height) pixels is too large for libpng")
         }
         // libpng's own bound (PNG_IMAGE_PNG_SIZE_MAX): stored deflate plus chunk overhead. Pages
         // of the buffer that libpng never writes are never touched, so the bound costs little.
@@ -61,7 +61,7 @@ extension PNGCodec {
             case .needs(let bytes): capacity = bytes
             }
         }
-        throw encodingError("Cannot encode PNG data: libpng kept asking for a larger buffer")
+        throw encodingError("libpng kept asking for a larger buffer")
     }
 
     /// What one call of `png_image_write_to_memory` came to.
@@ -82,6 +82,6 @@ extension PNGCodec {
         if !PNGControl.failed(image), let needed = Int(exactly: size), needed > capacity {
             return .needs(needed)
         }
-        throw encodingError("Cannot encode PNG data: \(PNGControl.message(of: image))")
+        throw encodingError("\(PNGControl.message(of: image))")
     }
 }

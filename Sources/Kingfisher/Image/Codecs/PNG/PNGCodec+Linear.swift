@@ -16,13 +16,13 @@ extension PNGCodec {
                                         into output: UnsafeMutableBufferPointer<UInt8>, pixelCount: Int) throws {
         let sampleCount = pixelCount * 4
         guard output.count == sampleCount, let stride = Int32(exactly: Int(image.pointee.width) * 4) else {
-            throw decodingError("Cannot decode PNG data: the image is too wide")
+            throw decodingError("the image is too wide")
         }
         let wide = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: sampleCount)
         defer { wide.deallocate() }
         image.pointee.format = PNG_FORMAT_FLAG_LINEAR | PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA
         guard png_image_finish_read(image, nil, wide.baseAddress, stride, nil) != 0 else {
-            throw decodingError("Cannot decode PNG data: \(PNGControl.message(of: image))")
+            throw decodingError("\(PNGControl.message(of: image))")
         }
         LinearEncoding.table.withUnsafeBufferPointer { table in
             var index = 0

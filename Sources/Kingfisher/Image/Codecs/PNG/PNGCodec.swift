@@ -15,7 +15,7 @@ enum PNGCodec: ImageCodec {
     static let format = ImageFormat.PNG
 
     static func probe(_ data: Data) throws -> ImageHeader {
-        try readHeader(data, failure: "Cannot read PNG header") { image in
+        try readHeader(data, failure: "the header is unreadable") { image in
             ImageHeader(
                 format: .PNG,
                 pixelWidth: Int(image.pointee.width),
@@ -27,7 +27,7 @@ enum PNGCodec: ImageCodec {
 
     static func decode(_ data: Data, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
         // `minimumPixelSize` does not apply: libpng cannot scale while it decodes.
-        try readHeader(data, failure: "Cannot decode PNG data") { image in
+        try readHeader(data, failure: "the header is unreadable") { image in
             let width = Int(image.pointee.width)
             let height = Int(image.pointee.height)
             try options.limits.checkFrame(width: width, height: height, format: format)
@@ -35,7 +35,7 @@ enum PNGCodec: ImageCodec {
             let (rowBytes, rowOverflow) = width.multipliedReportingOverflow(by: 4)
             let (byteCount, sizeOverflow) = rowBytes.multipliedReportingOverflow(by: height)
             guard !rowOverflow, !sizeOverflow, let stride = Int32(exactly: rowBytes) else {
-                throw decodingError("Cannot decode PNG data: \(width)×\(height) pixels do not fit in memory")
+                throw decodingError("\(width)×\(height) pixels do not fit in memory")
             }
 
             // Must be set after begin_read, which initialises `flags`.
@@ -43,17 +43,16 @@ enum PNGCodec: ImageCodec {
             let sixteenBitInterlaced = image.pointee.format & PNG_FORMAT_FLAG_LINEAR != 0 && isInterlaced(data)
 
             var opaque = true
-            let pixels = try [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initializedCount in
+            let pixels = try PixelMemory.bytes(count: byteCount) { buffer in
                 let output = UnsafeMutableBufferPointer(rebasing: buffer[0..<byteCount])
                 if sixteenBitInterlaced {
                     try finishReadThroughLinear(image, into: output, pixelCount: width * height)
                 } else {
                     image.pointee.format = kf_png_format_rgba
                     guard png_image_finish_read(image, nil, output.baseAddress, stride, nil) != 0 else {
-                        throw decodingError("Cannot decode PNG data: \(PNGControl.message(of: image))")
+                        throw decodingError("\(PNGControl.message(of: image))")
                     }
                 }
-                initializedCount = byteCount
                 opaque = PixelConversion.premultiply(UnsafeMutableRawBufferPointer(output))
             }
             let frame = ImageFrame(unchecked: width, height: height, pixels: pixels)
