@@ -59,6 +59,8 @@ func gifWriteCallback(_ file: UnsafeMutablePointer<GifFileType>?, _ buffer: Unsa
 
 /// giflib's description of an error code, e.g. "Image is defective, decoding aborted".
 func gifErrorMessage(_ code: Int32) -> String {
+    // A few failures set no code at all (a missing LZW code size byte, for one).
+    guard code != 0 else { return "giflib gave no reason" }
     guard let message = GifErrorString(code) else { return "giflib error \(code)" }
     return String(cString: message)
 }

@@ -108,7 +108,8 @@ struct GIFDecoder {
         guard let colorMap = descriptor.ColorMap ?? file.pointee.SColorMap else {
             throw GIFCodec.decodingError("frame \(number) has neither a local nor a global colour table")
         }
-        let colors = UnsafeBufferPointer(start: colorMap.pointee.Colors, count: min(max(Int(colorMap.pointee.ColorCount), 0), 256))
+        let colorCount = colorMap.pointee.Colors == nil ? 0 : min(max(Int(colorMap.pointee.ColorCount), 0), 256)
+        let colors = UnsafeBufferPointer(start: colorMap.pointee.Colors, count: colorCount)
         let transparent = frameControl.map { Int($0.TransparentColor) }
         let palette = GIFCanvas.palette(colors: colors, transparentIndex: transparent)
 

@@ -40,7 +40,10 @@ struct GIFStructureScanner {
         var frameCount = 0
         var loopCount: Int?
         var hasAlpha = false
-        var pendingDisposal = 0
+        // The disposal the last Graphics Control Extension set for the next frame, and the one of
+        // the frame before: "restore to background" leaves a transparent hole.
+        var nextDisposal = 0
+        var previousDisposal = 0
         blocks: while offset < bytes.count {
             let introducer = bytes[offset]
             offset += 1
@@ -51,7 +54,9 @@ struct GIFStructureScanner {
                     // The screen outside the first frame stays transparent.
                     hasAlpha = true
                 }
-                if pendingDisposal == 2 { hasAlpha = true }
+                if previousDisposal == 2 { hasAlpha = true }
+                previousDisposal = nextDisposal
+                nextDisposal = 0
                 frameCount += 1
             case 0x21:
                 guard offset < bytes.count else { break blocks }
@@ -60,7 +65,7 @@ struct GIFStructureScanner {
                 guard let first = subBlock() else { break blocks }
                 if label == 0xF9, first.count >= 4 {
                     if first[0] & 0x01 != 0 { hasAlpha = true }
-                    pendingDisposal = Int(first[0] >> 2) & 0x07
+                    nextDisposal = Int(first[0] >> 2) & 0x07
                 } else if label == 0xFF, GIFCodec.isLoopingExtension(first) {
                     guard let second = subBlock() else { break blocks }
                     if loopCount == nil, let count = GIFCodec.loopCount(fromSubBlock: second) { loopCount = count }
