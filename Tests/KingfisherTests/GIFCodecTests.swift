@@ -249,6 +249,25 @@ private func decodingDescription(_ error: any Error) -> String? {
         #expect(GIFDecoder.interlacedRowOrder(height: 10) == [0, 8, 4, 2, 6, 1, 3, 5, 7, 9])
     }
 
+    @Test(arguments: [2, 16, 256])
+    func largeFramesFillTheLZWTable(colors: Int) throws {
+        // Noise and long runs, so the code table fills, widens to 12 bits and is cleared many times.
+        var generator = Mutations.SeededGenerator(state: UInt64(colors))
+        let width = 150, height = 120
+        let indices = (0..<(width * height)).map { index -> UInt8 in
+            index % 3000 < 1000 ? UInt8(index / 3000 % colors) : UInt8.random(in: 0...UInt8(colors - 1), using: &generator)
+        }
+        let palette = (0..<colors).map { GIFWriter.Color(r: UInt8($0), g: UInt8(255 - $0), b: UInt8($0 / 2)) }
+        var writer = GIFWriter(width: width, height: height, globalPalette: palette)
+        writer.frames = [GIFWriter.Frame(width: width, height: height, indices: indices)]
+        let frame = try KFCrossPlatformImage(data: writer.data()).firstFrame
+        let expected: [UInt8] = indices.flatMap { index -> [UInt8] in
+            let color = palette[Int(index)]
+            return [color.r, color.g, color.b, 255]
+        }
+        #expect(frame.pixels == expected)
+    }
+
     @Test func localColorTableWinsOverTheGlobalOne() throws {
         var writer = GIFWriter(width: 2, height: 1, globalPalette: basicPalette)
         var frame = GIFWriter.Frame(width: 2, height: 1, indices: [0, 1])
