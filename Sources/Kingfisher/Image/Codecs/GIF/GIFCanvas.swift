@@ -22,14 +22,14 @@ struct GIFFrameRect: Equatable {
 /// The logical screen that GIF frames are composited onto, with the disposal methods applied
 /// between frames.
 ///
-/// One `UInt32` per pixel whose bytes in memory are R, G, B, A: a GIF pixel is either opaque or
+/// Four bytes per pixel, R, G, B, A, written as one `UInt32`: a GIF pixel is either opaque or
 /// fully transparent, so it is already premultiplied, and transparent pixels are all-zero.
 struct GIFCanvas {
     let width: Int
     let height: Int
-    private var pixels: [UInt32]
+    private var pixels: [UInt8]
     /// The screen before the current frame was drawn, kept when the frame restores to previous.
-    private var saved: [UInt32]?
+    private var saved: [UInt8]?
     /// How to dispose of the frame drawn last, applied when the next frame begins.
     private var pendingDisposal: (method: Int, rect: GIFFrameRect)?
 
@@ -37,7 +37,7 @@ struct GIFCanvas {
     init(width: Int, height: Int) {
         self.width = width
         self.height = height
-        pixels = [UInt32](repeating: 0, count: width * height)
+        pixels = PixelMemory.bytes(count: width * height * 4) { $0.initialize(repeating: 0) }
     }
 
     /// Disposes of the previous frame, then gets ready to draw a frame into `rect` that will be
@@ -67,7 +67,8 @@ struct GIFCanvas {
         let endX = min(left + row.count, width)
         guard startX < endX else { return }
         let screenWidth = width
-        pixels.withUnsafeMutableBufferPointer { screen in
+        pixels.withUnsafeMutableBytes { bytes in
+            guard let screen = bytes.baseAddress?.assumingMemoryBound(to: UInt32.self) else { return }
             var destination = y &* screenWidth &+ startX
             var source = startX &- left
             for _ in startX..<endX {
@@ -80,21 +81,18 @@ struct GIFCanvas {
     }
 
     /// The screen as it is now, as a frame shown for `duration` seconds.
+    ///
+    /// The frame shares the canvas's storage; the next frame drawn copies it first, and the last
+    /// frame of an image is never copied at all.
     func snapshot(duration: TimeInterval) -> ImageFrame {
-        let byteCount = pixels.count * 4
-        let bytes = [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initialized in
-            pixels.withUnsafeBytes { source in
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: source)
-            }
-            initialized = byteCount
-        }
-        return ImageFrame(unchecked: width, height: height, pixels: bytes, duration: duration)
+        ImageFrame(unchecked: width, height: height, pixels: pixels, duration: duration)
     }
 
     private mutating func clear(_ rect: GIFFrameRect) {
         guard !rect.isEmpty else { return }
         let screenWidth = width
-        pixels.withUnsafeMutableBufferPointer { screen in
+        pixels.withUnsafeMutableBytes { bytes in
+            guard let screen = bytes.baseAddress?.assumingMemoryBound(to: UInt32.self) else { return }
             for y in rect.minY..<rect.maxY {
                 let start = y &* screenWidth
                 for x in rect.minX..<rect.maxX {

@@ -15,7 +15,8 @@ extension WebPCodec {
             throw encodingError("libwebp rejected the picture (version mismatch)")
         }
         defer { WebPPictureFree(&picture) }
-        try importPixels(of: frame, isOpaque: isOpaque, into: &picture)
+        // Lossy stills import straight to YUV, as cwebp does; lossless needs ARGB.
+        try importPixels(of: frame, isOpaque: isOpaque, asARGB: options.lossless, into: &picture)
 
         var writer = WebPMemoryWriter()
         WebPMemoryWriterInit(&writer)
@@ -63,7 +64,7 @@ extension WebPCodec {
                 throw encodingError("libwebp rejected the picture (version mismatch)")
             }
             defer { WebPPictureFree(&picture) }
-            try importPixels(of: frame, isOpaque: image.isOpaque, into: &picture)
+            try importPixels(of: frame, isOpaque: image.isOpaque, asARGB: true, into: &picture)
             guard let start = Int32(exactly: timestamp) else {
                 throw encodingError("the animation is longer than WebP's timestamps can count")
             }
@@ -105,12 +106,13 @@ extension WebPCodec {
         return config
     }
 
-    /// Fills `picture` with the frame's pixels as ARGB, straight alpha (RGBX when the image is opaque).
-    private static func importPixels(of frame: ImageFrame, isOpaque: Bool, into picture: inout WebPPicture) throws {
+    /// Fills `picture` with the frame's pixels, straight alpha (RGBX when the image is opaque), kept
+    /// as ARGB when `asARGB` (lossless and animations) or converted to YUV while importing.
+    private static func importPixels(of frame: ImageFrame, isOpaque: Bool, asARGB: Bool, into picture: inout WebPPicture) throws {
         guard frame.width <= Int(WEBP_MAX_DIMENSION), frame.height <= Int(WEBP_MAX_DIMENSION) else {
             throw encodingError("\(frame.width)×\(frame.height) is larger than WebP's \(WEBP_MAX_DIMENSION) pixels a side")
         }
-        picture.use_argb = 1
+        picture.use_argb = asARGB ? 1 : 0
         picture.width = Int32(frame.width)
         picture.height = Int32(frame.height)
         let stride = Int32(frame.bytesPerRow)
