@@ -15,7 +15,7 @@ enum PNGCodec: ImageCodec {
     static let format = ImageFormat.PNG
 
     static func probe(_ data: Data) throws -> ImageHeader {
-        try readHeader(data, failure: "the header is unreadable") { image in
+        try readHeader(data) { image in
             ImageHeader(
                 format: .PNG,
                 pixelWidth: Int(image.pointee.width),
@@ -27,7 +27,7 @@ enum PNGCodec: ImageCodec {
 
     static func decode(_ data: Data, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
         // `minimumPixelSize` does not apply: libpng cannot scale while it decodes.
-        try readHeader(data, failure: "the header is unreadable") { image in
+        try readHeader(data) { image in
             let width = Int(image.pointee.width)
             let height = Int(image.pointee.height)
             try options.limits.checkFrame(width: width, height: height, format: format)
@@ -67,20 +67,20 @@ enum PNGCodec: ImageCodec {
     }
 
     /// Reads the header of `data` with `png_image_begin_read_from_memory` and calls `body` with the
-    /// image ready for `png_image_finish_read`; errors start with `failure`.
+    /// image ready for `png_image_finish_read`.
     ///
     /// `data` stays pinned for the whole of `body`, because libpng reads from it until the end.
     /// A header read that produced only warnings counts as success.
     private static func readHeader<Result>(
-        _ data: Data, failure: String, _ body: (UnsafeMutablePointer<png_image>) throws -> Result
+        _ data: Data, _ body: (UnsafeMutablePointer<png_image>) throws -> Result
     ) throws -> Result {
         try data.withUnsafeBytes { raw in
             guard let base = raw.baseAddress, !raw.isEmpty else {
-                throw decodingError("\(failure): the data is empty")
+                throw decodingError("the data is empty")
             }
             return try PNGControl.with { image in
                 guard png_image_begin_read_from_memory(image, base, raw.count) != 0 else {
-                    throw decodingError("\(failure): \(PNGControl.message(of: image))")
+                    throw decodingError("the header is unreadable: \(PNGControl.message(of: image))")
                 }
                 return try body(image)
             }
