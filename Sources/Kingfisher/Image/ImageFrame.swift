@@ -56,10 +56,11 @@ public struct ImageFrame: Sendable, Hashable {
     /// result is 255 only if it is 255 in every pixel.
     var allOpaque: Bool {
         pixels.withUnsafeBytes { raw in
-            let words = raw.bindMemory(to: UInt32.self)
             var accumulator: UInt32 = 0xFFFF_FFFF
-            for word in words {
-                accumulator &= word
+            raw.withMemoryRebound(to: UInt32.self) { words in
+                for word in words {
+                    accumulator &= word
+                }
             }
             return UInt32(littleEndian: accumulator) >> 24 == 0xFF
         }

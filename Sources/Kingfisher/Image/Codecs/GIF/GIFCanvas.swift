@@ -68,14 +68,15 @@ struct GIFCanvas {
         guard startX < endX else { return }
         let screenWidth = width
         pixels.withUnsafeMutableBytes { bytes in
-            guard let screen = bytes.baseAddress?.assumingMemoryBound(to: UInt32.self) else { return }
-            var destination = y &* screenWidth &+ startX
-            var source = startX &- left
-            for _ in startX..<endX {
-                let color = palette[Int(row[source])]
-                if color != 0 { screen[destination] = color }
-                destination &+= 1
-                source &+= 1
+            bytes.withMemoryRebound(to: UInt32.self) { screen in
+                var destination = y &* screenWidth &+ startX
+                var source = startX &- left
+                for _ in startX..<endX {
+                    let color = palette[Int(row[source])]
+                    if color != 0 { screen[destination] = color }
+                    destination &+= 1
+                    source &+= 1
+                }
             }
         }
     }
@@ -91,13 +92,11 @@ struct GIFCanvas {
     private mutating func clear(_ rect: GIFFrameRect) {
         guard !rect.isEmpty else { return }
         let screenWidth = width
-        pixels.withUnsafeMutableBytes { bytes in
-            guard let screen = bytes.baseAddress?.assumingMemoryBound(to: UInt32.self) else { return }
+        pixels.withUnsafeMutableBytes { screen in
             for y in rect.minY..<rect.maxY {
-                let start = y &* screenWidth
-                for x in rect.minX..<rect.maxX {
-                    screen[start &+ x] = 0
-                }
+                let start = (y &* screenWidth &+ rect.minX) &* 4
+                let end = (y &* screenWidth &+ rect.maxX) &* 4
+                UnsafeMutableRawBufferPointer(rebasing: screen[start..<end]).initializeMemory(as: UInt8.self, repeating: 0)
             }
         }
     }
