@@ -1,0 +1,102 @@
+import Foundation
+
+/// Turns images into bytes for the disk cache and back.
+///
+/// `original` is the data the image was decoded from, when there is one; a serializer may keep it
+/// as it is, or re-encode the (processed) image.
+public protocol CacheSerializer: Sendable {
+    /// Bytes to store for `image`; `nil` when it cannot be serialized.
+    func data(with image: KFCrossPlatformImage, original: Data?) -> Data?
+
+    /// The image stored as `data`; `nil` when it cannot be read.
+    func image(with data: Data, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage?
+
+    /// True when the serializer stores the original data as it is (the cache may then skip work).
+    var originalDataUsed: Bool { get }
+}
+
+extension CacheSerializer {
+    /// False: by default the image is encoded.
+    public var originalDataUsed: Bool { false }
+}
+
+/// Kingfisher's default serializer: the image is encoded in the format of its original data.
+///
+/// PNG, JPEG (at `compressionQuality`), GIF and WebP originals keep their format; with no original or
+/// an unknown one, PNG is written. With `preferCacheOriginalData`, the original bytes are stored
+/// untouched whenever there are some (so a processed image is rebuilt from them on read).
+public struct DefaultCacheSerializer: CacheSerializer {
+    /// The shared instance: quality 1, original data not preferred.
+    public static let `default` = DefaultCacheSerializer()
+
+    /// JPEG and lossy WebP quality, 0...1.
+    public var compressionQuality: CGFloat = 1.0
+    /// Store the original data as it is when there is some.
+    public var preferCacheOriginalData: Bool = false
+
+    /// Makes a serializer with the defaults.
+    public init() {}
+
+    public var originalDataUsed: Bool { preferCacheOriginalData }
+
+    public func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
+        if preferCacheOriginalData, let original {
+            return original
+        }
+        let format = original?.kf.imageFormat ?? .unknown
+        return image.kf.data(format: format, compressionQuality: compressionQuality)
+    }
+
+    public func image(with data: Data, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        KingfisherWrapper.image(data: data, options: options.imageCreatingOptions)
+    }
+}
+
+/// A serializer that always writes one format, whatever the original was: `.png` keeps the
+/// transparency a processor such as round corners adds to a JPEG.
+public struct FormatIndicatedCacheSerializer: CacheSerializer {
+    /// Always PNG.
+    public static let png = FormatIndicatedCacheSerializer(imageFormat: .PNG)
+    /// Always JPEG at quality 1.
+    public static let jpeg = FormatIndicatedCacheSerializer(imageFormat: .JPEG)
+    /// Always GIF, every frame kept.
+    public static let gif = FormatIndicatedCacheSerializer(imageFormat: .GIF)
+    /// Always lossless WebP, every frame kept.
+    public static let webp = FormatIndicatedCacheSerializer(imageFormat: .WebP)
+
+    /// Always JPEG at `compressionQuality` (0...1).
+    public static func jpeg(compressionQuality: CGFloat) -> FormatIndicatedCacheSerializer {
+        FormatIndicatedCacheSerializer(imageFormat: .JPEG, compressionQuality: compressionQuality)
+    }
+
+    private let imageFormat: ImageFormat
+    private let compressionQuality: CGFloat
+
+    private init(imageFormat: ImageFormat, compressionQuality: CGFloat = 1.0) {
+        self.imageFormat = imageFormat
+        self.compressionQuality = compressionQuality
+    }
+
+    public func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
+        if imageFormat == .WebP {
+            return image.kf.webpRepresentation(compressionQuality: compressionQuality, lossless: true)
+        }
+        return image.kf.data(format: imageFormat, compressionQuality: compressionQuality)
+    }
+
+    public func image(with data: Data, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        KingfisherWrapper.image(data: data, options: options.imageCreatingOptions)
+    }
+}
+
+extension KingfisherWrapper where Base == KFCrossPlatformImage {
+    /// The image encoded as `format` (PNG for `.unknown`), or `nil` if encoding failed.
+    public func data(format: ImageFormat, compressionQuality: CGFloat = 1.0) -> Data? {
+        switch format {
+        case .PNG, .unknown: return pngRepresentation()
+        case .JPEG: return jpegRepresentation(compressionQuality: compressionQuality)
+        case .GIF: return gifRepresentation()
+        case .WebP: return webpRepresentation(compressionQuality: compressionQuality)
+        }
+    }
+}
