@@ -58,6 +58,11 @@ private struct PixelWriter {
     let hasBackground: Bool
     let red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8
 
+    /// For each source alpha `a`, the background scaled by `255 − a`, packed as a little-endian
+    /// RGBA word: "source over background" is then one addition per pixel, with no carry between
+    /// bytes because each sum is at most 255.
+    let backgroundUnder: [UInt32]
+
     init(background: RGBA8?) {
         let color = background ?? RGBA8(r: 0, g: 0, b: 0, a: 0)
         hasBackground = background != nil && color.a > 0
@@ -65,6 +70,11 @@ private struct PixelWriter {
         green = color.g
         blue = color.b
         alpha = color.a
+        backgroundUnder = (0...255).map { (sourceAlpha: UInt32) -> UInt32 in
+            let rest = 255 - sourceAlpha
+            return UInt32(PixelConversion.multiply(color.r, rest)) | UInt32(PixelConversion.multiply(color.g, rest)) << 8
+                | UInt32(PixelConversion.multiply(color.b, rest)) << 16 | UInt32(PixelConversion.multiply(color.a, rest)) << 24
+        }
     }
 
     /// Fills pixels `[start, end)` of a row with the background, or with transparent black.
@@ -112,16 +122,16 @@ private struct PixelWriter {
     /// Pixels `[start, end)` fully inside the shape, composited over the background.
     @inline(__always)
     func composite(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, from start: Int, to end: Int) {
-        var offset = start * 4
-        let stop = end * 4
-        while offset < stop {
-            let a = input[offset &+ 3]
-            let rest = UInt32(255 &- a)
-            output[offset] = input[offset] &+ PixelConversion.multiply(red, rest)
-            output[offset &+ 1] = input[offset &+ 1] &+ PixelConversion.multiply(green, rest)
-            output[offset &+ 2] = input[offset &+ 2] &+ PixelConversion.multiply(blue, rest)
-            output[offset &+ 3] = a &+ PixelConversion.multiply(alpha, rest)
-            offset &+= 4
+        let source = UnsafeRawPointer(input), destination = UnsafeMutableRawPointer(output)
+        backgroundUnder.withUnsafeBufferPointer { table in
+            var offset = start * 4
+            let stop = end * 4
+            while offset < stop {
+                let pixel = UInt32(littleEndian: source.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                let result = pixel &+ table[Int(pixel >> 24)]
+                destination.storeBytes(of: result.littleEndian, toByteOffset: offset, as: UInt32.self)
+                offset &+= 4
+            }
         }
     }
 }
