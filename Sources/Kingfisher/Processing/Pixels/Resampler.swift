@@ -4,8 +4,9 @@ import Foundation
 ///
 /// The work streams output row by output row: the vertical filter mixes whole input rows into one
 /// `Float` row (a flat loop the compiler vectorises), then the horizontal filter turns that row into
-/// the output row while it is still in cache. No intermediate image is allocated, so memory is one
-/// float row besides the output. All four channels are filtered alike, which is the correct maths
+/// the output row while it is still in cache. No intermediate image is allocated: besides the
+/// output, memory is two float rows and the filter weights (linear in the sizes). The work is
+/// linear in the input's pixel count (a Lanczos window spans 6 × the scale factor input pixels). All four channels are filtered alike, which is the correct maths
 /// on premultiplied pixels; Lanczos overshoot is then clamped to 0...255 and colour to at most
 /// alpha, so results are always valid premultiplied pixels. A constant image stays exactly constant.
 enum Resampler {
@@ -29,33 +30,26 @@ enum Resampler {
         let horizontal = ResamplingWeights(inputCount: width, outputCount: outputWidth)
         let rowLength = width * 4
         let outputRowLength = outputWidth * 4
-        var row = [Float](repeating: 0, count: rowLength)
+        // One float row of input width (the vertical result), one of output width (the horizontal one).
+        var scratch = [Float](repeating: 0, count: rowLength + outputRowLength)
 
         return PixelMemory.bytes(count: outputRowLength * outputHeight) { output in
             guard let sourceBase = source.baseAddress, let outputBase = output.baseAddress else { return }
-            row.withUnsafeMutableBufferPointer { rowBuffer in
-                guard let rowBase = rowBuffer.baseAddress else { return }
-                vertical.weights.withUnsafeBufferPointer { verticalWeights in
-                    horizontal.weights.withUnsafeBufferPointer { horizontalWeights in
-                        horizontal.starts.withUnsafeBufferPointer { horizontalStarts in
-                            horizontal.counts.withUnsafeBufferPointer { horizontalCounts in
-                                guard let vWeights = verticalWeights.baseAddress,
-                                      let hWeights = horizontalWeights.baseAddress,
-                                      let hStarts = horizontalStarts.baseAddress,
-                                      let hCounts = horizontalCounts.baseAddress
-                                else { return }
-                                for y in 0..<outputHeight {
-                                    mixRows(sourceBase + vertical.starts[y] * rowLength, rowLength: rowLength,
-                                            count: vertical.counts[y], weights: vWeights + y * vertical.stride,
-                                            into: rowBase)
-                                    let target = outputBase + y * outputRowLength
-                                    if outputWidth == width {
-                                        store(rowBase, count: outputWidth, into: target)
-                                    } else {
-                                        filterRow(rowBase, outputWidth: outputWidth, starts: hStarts, counts: hCounts,
-                                                  weights: hWeights, stride: horizontal.stride, into: target)
-                                    }
-                                }
+            scratch.withUnsafeMutableBufferPointer { scratch in
+                vertical.withPointers { vStarts, vCounts, vWeights in
+                    horizontal.withPointers { hStarts, hCounts, hWeights in
+                        guard let mixed = scratch.baseAddress else { return }
+                        let filtered = mixed + rowLength
+                        for y in 0..<outputHeight {
+                            mixRows(sourceBase + vStarts[y] * rowLength, rowLength: rowLength, count: vCounts[y],
+                                    weights: vWeights + y * vertical.stride, into: mixed)
+                            let target = outputBase + y * outputRowLength
+                            if outputWidth == width {
+                                storeRow(mixed, count: outputRowLength, into: target)
+                            } else {
+                                filterRow(mixed, outputWidth: outputWidth, starts: hStarts, counts: hCounts,
+                                          weights: hWeights, stride: horizontal.stride, into: filtered)
+                                storeRow(filtered, count: outputRowLength, into: target)
                             }
                         }
                     }
@@ -66,40 +60,54 @@ enum Resampler {
 
     /// `row[i] = Σ weights[k] · rows[k][i]` over `count` consecutive input rows starting at `first`.
     ///
-    /// Two rows per sweep halve the loads and stores of `row`; each sweep is a flat loop that the
-    /// compiler vectorises, bytes widened to floats in registers.
+    /// Up to four input rows per sweep cut the loads and stores of `row`; each sweep is a flat loop
+    /// that the compiler vectorises, bytes widened to floats in registers.
     @inline(__always)
     private static func mixRows(_ first: UnsafePointer<UInt8>, rowLength: Int, count: Int,
                                 weights: UnsafePointer<Float>, into row: UnsafeMutablePointer<Float>) {
         var tap = 0
-        if count >= 2 {
-            let a = first, b = first + rowLength
-            let wa = weights[0], wb = weights[1]
-            for i in 0..<rowLength {
-                row[i] = Float(a[i]) * wa + Float(b[i]) * wb
-            }
-            tap = 2
-        } else {
-            let w = weights[0]
-            for i in 0..<rowLength {
-                row[i] = Float(first[i]) * w
-            }
-            tap = 1
-        }
-        while tap + 1 < count {
-            let a = first + tap * rowLength, b = a + rowLength
-            let wa = weights[tap], wb = weights[tap + 1]
-            for i in 0..<rowLength {
-                row[i] += Float(a[i]) * wa + Float(b[i]) * wb
-            }
-            tap += 2
-        }
-        if tap < count {
+        while tap < count {
             let a = first + tap * rowLength
-            let wa = weights[tap]
-            for i in 0..<rowLength {
-                row[i] += Float(a[i]) * wa
+            let taps = min(count - tap, 4)
+            let accumulate = tap > 0
+            switch taps {
+            case 4:
+                let b = a + rowLength, c = b + rowLength, d = c + rowLength
+                let wa = weights[tap], wb = weights[tap + 1], wc = weights[tap + 2], wd = weights[tap + 3]
+                if accumulate {
+                    for i in 0..<rowLength {
+                        row[i] += (Float(a[i]) * wa + Float(b[i]) * wb) + (Float(c[i]) * wc + Float(d[i]) * wd)
+                    }
+                } else {
+                    for i in 0..<rowLength {
+                        row[i] = (Float(a[i]) * wa + Float(b[i]) * wb) + (Float(c[i]) * wc + Float(d[i]) * wd)
+                    }
+                }
+            case 3:
+                let b = a + rowLength, c = b + rowLength
+                let wa = weights[tap], wb = weights[tap + 1], wc = weights[tap + 2]
+                if accumulate {
+                    for i in 0..<rowLength { row[i] += (Float(a[i]) * wa + Float(b[i]) * wb) + Float(c[i]) * wc }
+                } else {
+                    for i in 0..<rowLength { row[i] = (Float(a[i]) * wa + Float(b[i]) * wb) + Float(c[i]) * wc }
+                }
+            case 2:
+                let b = a + rowLength
+                let wa = weights[tap], wb = weights[tap + 1]
+                if accumulate {
+                    for i in 0..<rowLength { row[i] += Float(a[i]) * wa + Float(b[i]) * wb }
+                } else {
+                    for i in 0..<rowLength { row[i] = Float(a[i]) * wa + Float(b[i]) * wb }
+                }
+            default:
+                let wa = weights[tap]
+                if accumulate {
+                    for i in 0..<rowLength { row[i] += Float(a[i]) * wa }
+                } else {
+                    for i in 0..<rowLength { row[i] = Float(a[i]) * wa }
+                }
             }
+            tap += taps
         }
     }
 
@@ -107,43 +115,53 @@ enum Resampler {
     @inline(__always)
     private static func filterRow(_ row: UnsafePointer<Float>, outputWidth: Int, starts: UnsafePointer<Int>,
                                   counts: UnsafePointer<Int>, weights: UnsafePointer<Float>, stride: Int,
-                                  into target: UnsafeMutablePointer<UInt8>) {
+                                  into target: UnsafeMutablePointer<Float>) {
+        let output = UnsafeMutableRawPointer(target)
         let raw = UnsafeRawPointer(row)
         for x in 0..<outputWidth {
             let count = counts[x]
             let taps = weights + x * stride
             var offset = starts[x] * 16
-            var sum = SIMD4<Float>(repeating: 0)
-            for tap in 0..<count {
-                sum += raw.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self) * taps[tap]
-                offset &+= 16
+            // Four independent sums: one chain of dependent additions would wait on the adder's latency.
+            var sum0 = SIMD4<Float>(repeating: 0), sum1 = sum0, sum2 = sum0, sum3 = sum0
+            var tap = 0
+            while tap + 4 <= count {
+                sum0 += raw.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self) * taps[tap]
+                sum1 += raw.loadUnaligned(fromByteOffset: offset &+ 16, as: SIMD4<Float>.self) * taps[tap + 1]
+                sum2 += raw.loadUnaligned(fromByteOffset: offset &+ 32, as: SIMD4<Float>.self) * taps[tap + 2]
+                sum3 += raw.loadUnaligned(fromByteOffset: offset &+ 48, as: SIMD4<Float>.self) * taps[tap + 3]
+                offset &+= 64
+                tap &+= 4
             }
-            storePixel(sum, into: target + x * 4)
+            while tap < count {
+                sum0 += raw.loadUnaligned(fromByteOffset: offset, as: SIMD4<Float>.self) * taps[tap]
+                offset &+= 16
+                tap &+= 1
+            }
+            output.storeBytes(of: (sum0 + sum1) + (sum2 + sum3), toByteOffset: x * 16, as: SIMD4<Float>.self)
         }
     }
 
-    /// A float row copied out as bytes (the horizontal size did not change).
+    /// Filtered floats rounded to bytes: clamped to 0...255, then colour lowered to alpha wherever
+    /// Lanczos overshoot left it above (premultiplied pixels never have colour above alpha).
     @inline(__always)
-    private static func store(_ row: UnsafePointer<Float>, count: Int, into target: UnsafeMutablePointer<UInt8>) {
-        let raw = UnsafeRawPointer(row)
-        for x in 0..<count {
-            storePixel(raw.loadUnaligned(fromByteOffset: x * 16, as: SIMD4<Float>.self), into: target + x * 4)
+    private static func storeRow(_ row: UnsafePointer<Float>, count: Int, into target: UnsafeMutablePointer<UInt8>) {
+        // Adding 1.5 × 2^23 leaves the value rounded to the nearest integer in the low mantissa bits:
+        // a branch-free, trap-free conversion the compiler vectorises.
+        let magic: Float = 12_582_912
+        for i in 0..<count {
+            let clamped = min(max(row[i], 0), 255)
+            target[i] = UInt8(truncatingIfNeeded: (clamped + magic).bitPattern)
         }
-    }
-
-    /// Rounds a filtered pixel to bytes: clamped to 0...255, colour no greater than alpha.
-    @inline(__always)
-    private static func storePixel(_ value: SIMD4<Float>, into target: UnsafeMutablePointer<UInt8>) {
-        let alpha = clampedByte(value[3])
-        target[0] = min(clampedByte(value[0]), alpha)
-        target[1] = min(clampedByte(value[1]), alpha)
-        target[2] = min(clampedByte(value[2]), alpha)
-        target[3] = alpha
-    }
-
-    /// `value` rounded to the nearest byte; below 0 (and NaN) gives 0, above 255 gives 255.
-    @inline(__always)
-    private static func clampedByte(_ value: Float) -> UInt8 {
-        value > 0 ? (value < 254.5 ? UInt8(truncatingIfNeeded: Int32(value + 0.5)) : 255) : 0
+        let pixels = count / 4
+        for pixel in 0..<pixels {
+            let p = target + pixel * 4
+            let alpha = p[3]
+            if p[0] > alpha || p[1] > alpha || p[2] > alpha {
+                p[0] = min(p[0], alpha)
+                p[1] = min(p[1], alpha)
+                p[2] = min(p[2], alpha)
+            }
+        }
     }
 }

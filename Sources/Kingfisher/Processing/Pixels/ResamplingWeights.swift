@@ -72,6 +72,21 @@ struct ResamplingWeights {
         self.outputCount = outputCount
     }
 
+    /// Calls `body` with base pointers of `starts`, `counts` and `weights`, valid only during the call.
+    func withPointers(_ body: (UnsafePointer<Int>, UnsafePointer<Int>, UnsafePointer<Float>) -> Void) {
+        starts.withUnsafeBufferPointer { starts in
+            counts.withUnsafeBufferPointer { counts in
+                weights.withUnsafeBufferPointer { weights in
+                    // Never empty (outputCount > 0), so the base addresses exist.
+                    guard let starts = starts.baseAddress, let counts = counts.baseAddress,
+                          let weights = weights.baseAddress
+                    else { return }
+                    body(starts, counts, weights)
+                }
+            }
+        }
+    }
+
     /// The Lanczos kernel with three lobes: sinc(x)·sinc(x/3) inside |x| < 3, 0 outside.
     static func lanczos3(_ x: Double) -> Double {
         let distance = abs(x)
