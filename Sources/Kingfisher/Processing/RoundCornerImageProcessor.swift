@@ -47,7 +47,7 @@ public struct RoundCornerImageProcessor: ImageProcessor {
         self.backgroundColor = backgroundColor
         var identifier = "com.onevcat.Kingfisher.RoundCornerImageProcessor(\(radius.radiusIdentifier)"
         if let targetSize {
-            identifier += "_\(sizeDescription(targetSize))"
+            identifier += "_\(targetSize.identifierDescription)"
         }
         identifier += "\(corners.cornerIdentifier))"
         if let backgroundColor {
@@ -64,9 +64,4 @@ public struct RoundCornerImageProcessor: ImageProcessor {
         return scaled.kf.image(withRadius: radius, fit: targetSize ?? scaled.size,
                                roundingCorners: roundingCorners, backgroundColor: backgroundColor)
     }
-}
-
-/// `(width, height)` as Apple platforms print a `CGSize`, so identifiers read as Kingfisher's do.
-private func sizeDescription(_ size: CGSize) -> String {
-    "(\(size.width), \(size.height))"
 }
