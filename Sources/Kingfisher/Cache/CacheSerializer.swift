@@ -48,7 +48,7 @@ public struct DefaultCacheSerializer: CacheSerializer {
     }
 
     public func image(with data: Data, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        KingfisherWrapper.image(data: data, options: options.imageCreatingOptions)
+        KingfisherWrapper<KFCrossPlatformImage>.image(data: data, options: options.imageCreatingOptions)
     }
 }
 
@@ -85,7 +85,7 @@ public struct FormatIndicatedCacheSerializer: CacheSerializer {
     }
 
     public func image(with data: Data, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        KingfisherWrapper.image(data: data, options: options.imageCreatingOptions)
+        KingfisherWrapper<KFCrossPlatformImage>.image(data: data, options: options.imageCreatingOptions)
     }
 }
 
