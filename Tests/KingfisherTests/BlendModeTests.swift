@@ -257,4 +257,25 @@ enum SpecFormulas {
             #expect(result.frames[0] != result.frames[1])
         }
     }
+
+    @Test func largeImagesGiveThePixelsSmallOnesDo() throws {
+        // Large frames go through per-alpha tables; single pixels are computed one by one.
+        let frame = TestImages.gradientFrame(width: 80, height: 60, alpha: true, seed: 5)
+        let image = KFCrossPlatformImage(frame: frame)
+        let background = KFCrossPlatformColor(red: 0.3, green: 0.7, blue: 0.2, alpha: 0.8)
+        let draws: [(KFCrossPlatformImage) -> KFCrossPlatformImage] = [
+            { $0.kf.image(withBlendMode: .softLight, alpha: 0.8, backgroundColor: background) },
+            { $0.kf.image(withBlendMode: .colorBurn, backgroundColor: background) },
+            { $0.kf.image(withCompositingOperation: .xor, alpha: 0.6, backgroundColor: background) },
+            { $0.kf.image(withCompositingOperation: .plusDarker, backgroundColor: background) },
+        ]
+        for draw in draws {
+            let large = draw(image).firstFrame
+            for (x, y) in [(0, 0), (17, 3), (40, 30), (79, 59), (63, 12)] {
+                let color = try #require(frame.pixel(x: x, y: y))
+                let single = draw(TestImages.solid(width: 1, height: 1, color)).firstFrame
+                #expect(large.pixel(x: x, y: y) == single.pixel(x: 0, y: 0))
+            }
+        }
+    }
 }
