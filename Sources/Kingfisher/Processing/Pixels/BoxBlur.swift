@@ -3,11 +3,13 @@ import Foundation
 /// Repeated box blurs over premultiplied RGBA8: the Gaussian approximation Kingfisher gets from
 /// `vImageBoxConvolve_ARGB8888`, with the same mapping from radius to box size and pass count.
 ///
-/// Each pass runs a box of odd width `size` horizontally over every row, then the same box
-/// vertically over every column; pixels beyond the edges repeat the edge pixel. A running sum
-/// per channel makes a pass cost the same for any box size, and the division by the box size is
-/// a multiply and a shift. All channels use the same arithmetic, so a colour never exceeds its
-/// alpha, and a constant image comes back unchanged.
+/// Each pass averages a window of odd width along rows and along columns; pixels beyond the
+/// edges repeat the edge pixel. All row passes run first (each row through two small buffers),
+/// then all column passes (strip by strip, in place): box filters commute, so this differs from
+/// vImage's alternation by rounding only. A running sum per channel makes a pass cost the same
+/// for any box size, and the division by the box size is a multiply and a shift. All channels
+/// use the same arithmetic, so a colour never exceeds its alpha, and a constant image comes back
+/// unchanged.
 enum BoxBlur {
     /// How to blur: the box width in pixels (odd) and how many times to apply it (1...3).
     struct Plan: Equatable {
