@@ -11,7 +11,7 @@ struct KF: ParsableCommand {
         Exit status: 0 on success, 1 when an image cannot be read, decoded or written \
         (the reason goes to standard error), 2 on a usage error.
         """,
-        subcommands: [InfoCommand.self, ConvertCommand.self]
+        subcommands: [InfoCommand.self, ConvertCommand.self, ProcessCommand.self]
     )
 }
 

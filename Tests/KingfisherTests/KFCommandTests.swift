@@ -104,3 +104,46 @@ import Testing
         }
     }
 }
+
+@Suite struct KFProcessCommandTests {
+    @Test func processRunsTheChainAndPicksTheFormat() throws {
+        let directory = try KFCommandTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("in.jpg")
+        try TestImages.gradient(width: 400, height: 300).encoded(as: .JPEG).write(to: input)
+
+        let png = directory.appendingPathComponent("out.png")
+        let run = try KFCommandTests.run(["process", input.path, png.path, "--processor", "downsample(100x100)|>round(10)"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let image = try KFCrossPlatformImage(data: Data(contentsOf: png))
+        #expect(image.pixelWidth == 100 && image.pixelHeight == 75 && !image.isOpaque)
+        #expect(image.firstFrame.pixel(x: 0, y: 0)?.a == 0)
+
+        // Without an extension the input's format is kept, as Kingfisher's default serializer does.
+        let bare = directory.appendingPathComponent("out")
+        #expect(try KFCommandTests.run(["process", input.path, bare.path, "--processor", "blur(2)"]).status == 0)
+        #expect(try Data(contentsOf: bare).kf.imageFormat == .JPEG)
+
+        let forced = directory.appendingPathComponent("forced.jpg")
+        #expect(try KFCommandTests.run(["process", input.path, forced.path, "--processor", "blackWhite", "--serializer", "webp"]).status == 0)
+        #expect(try Data(contentsOf: forced).kf.imageFormat == .WebP)
+    }
+
+    @Test func processReportsBadSpecsAndBadImages() throws {
+        let directory = try KFCommandTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("in.png")
+        try TestImages.gradient(width: 20, height: 20).encoded(as: .PNG).write(to: input)
+        let out = directory.appendingPathComponent("out.png").path
+
+        let badSpec = try KFCommandTests.run(["process", input.path, out, "--processor", "round(20)|>blur(x)"])
+        #expect(badSpec.status == 2 && badSpec.stderr.contains("in 'blur(x)'"))
+        #expect(try KFCommandTests.run(["process", input.path, out, "--processor", "blur(1)", "--serializer", "bmp"]).status == 2)
+        #expect(try KFCommandTests.run(["process", input.path, out]).status == 2)
+
+        let garbage = directory.appendingPathComponent("garbage.png")
+        try Data("nope".utf8).write(to: garbage)
+        let bad = try KFCommandTests.run(["process", garbage.path, out, "--processor", "blur(1)"])
+        #expect(bad.status == 1 && bad.stderr.contains("not PNG, JPEG, GIF or WebP"))
+    }
+}

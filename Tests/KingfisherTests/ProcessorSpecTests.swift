@@ -45,3 +45,59 @@ import Testing
         #expect(throws: ProcessorSpecError.self) { try step.expectArguments(1, 1, usage: "crop(WxH)") }
     }
 }
+
+@Suite struct ProcessorSpecBuildingTests {
+    @Test func everySpellingBuildsItsProcessor() throws {
+        let cases: [(String, any ImageProcessor)] = [
+            ("downsample(200x100)", DownsamplingImageProcessor(size: CGSize(width: 200, height: 100))),
+            ("resize(30x40)", ResizingImageProcessor(referenceSize: CGSize(width: 30, height: 40))),
+            ("resize(30x40,fit)", ResizingImageProcessor(referenceSize: CGSize(width: 30, height: 40), mode: .aspectFit)),
+            ("resize(30x40,fill)", ResizingImageProcessor(referenceSize: CGSize(width: 30, height: 40), mode: .aspectFill)),
+            ("round(20)", RoundCornerImageProcessor(cornerRadius: 20)),
+            ("round(20,50x60)", RoundCornerImageProcessor(cornerRadius: 20, targetSize: CGSize(width: 50, height: 60))),
+            ("crop(10x20)", CroppingImageProcessor(size: CGSize(width: 10, height: 20))),
+            ("crop(10x20,0,1)", CroppingImageProcessor(size: CGSize(width: 10, height: 20), anchor: CGPoint(x: 0, y: 1))),
+            ("blur(4)", BlurImageProcessor(blurRadius: 4)),
+            ("tint(#FF000080)", TintImageProcessor(tint: KFCrossPlatformColor(red: 1, green: 0, blue: 0, alpha: 128.0 / 255))),
+            ("overlay(#0000FF,0.25)", OverlayImageProcessor(overlay: .blue, fraction: 0.25)),
+            ("colorControls(0.1,1.2,0.5,0.3)", ColorControlsProcessor(brightness: 0.1, contrast: 1.2, saturation: 0.5, inputEV: 0.3)),
+            ("blackWhite", BlackWhiteProcessor()),
+            ("border(#000000FF,4)", BorderImageProcessor(border: Border(color: .black, lineWidth: 4, radius: .point(0)))),
+            ("border(#000000FF,4,8)", BorderImageProcessor(border: Border(color: .black, lineWidth: 4, radius: .point(8)))),
+            ("blend(multiply,0.5)", BlendImageProcessor(blendMode: .multiply, alpha: 0.5)),
+            ("blend(softLight,1,#FFFFFFFF)", BlendImageProcessor(blendMode: .softLight, alpha: 1, backgroundColor: .white)),
+        ]
+        for (text, expected) in cases {
+            let built = try ProcessorSpec(parsing: text).processor()
+            #expect(built.identifier == expected.identifier, "\(text)")
+        }
+        let chain = try ProcessorSpec(parsing: "downsample(200x200)|>round(20)|>blur(4)").processor()
+        let expected = DownsamplingImageProcessor(size: CGSize(width: 200, height: 200))
+            |> RoundCornerImageProcessor(cornerRadius: 20) |> BlurImageProcessor(blurRadius: 4)
+        #expect(chain.identifier == expected.identifier)
+    }
+
+    @Test(arguments: [
+        ("frob(1)", "unknown processor 'frob'"),
+        ("blur()", "takes 1 argument"),
+        ("blur(-1)", "must not be negative"),
+        ("resize(10x10,cover)", "fit or fill"),
+        ("crop(10x10,0.5)", "both anchor coordinates"),
+        ("crop(10x10,2,0)", "between 0 and 1"),
+        ("overlay(red,0.5)", "colour like #RRGGBBAA"),
+        ("blend(plus,1)", "unknown blend mode 'plus'"),
+        ("downsample(0x10)", "WxH with positive numbers"),
+        ("blackWhite(1)", "takes 0 arguments"),
+    ])
+    func badArgumentsNameTheStep(spec: String, expected: String) {
+        do {
+            _ = try ProcessorSpec(parsing: spec).processor()
+            Issue.record("'\(spec)' built")
+        } catch let error as ProcessorSpecError {
+            #expect(error.description.contains(expected), "\(error)")
+            #expect(error.description.contains(spec), "\(error)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+}

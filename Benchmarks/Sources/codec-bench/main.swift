@@ -5,9 +5,12 @@ import Kingfisher
 //
 //   codec-bench decode FILE [--min WxH] [--runs N]
 //   codec-bench encode FILE png|jpeg|gif|webp [--quality Q] [--lossless] [--runs N]
+//   codec-bench process FILE SPEC [--predecode] [--runs N]
 //
 // `decode` times KFCrossPlatformImage(data:options:) from bytes already in memory; `encode`
-// decodes FILE once, then times encoding the decoded image.
+// decodes FILE once, then times encoding the decoded image. `process` times a processor chain
+// written as `kf process` takes it, on the file's bytes (`.data`, decoding included) or, with
+// --predecode, on the image decoded beforehand (`.image`).
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("codec-bench: \(message)\n".utf8))
@@ -68,6 +71,20 @@ do {
             bytes = try image.encoded(as: format, options: encoding).count
         }
         print(#"{"op":"encode","file":"\#(path)","format":"\#(format)","bytes":\#(bytes),"median_ms":\#(median(times))}"#)
+    case "process":
+        guard arguments.count >= 3 else { fail("process wants a processor spec") }
+        let processor = try ProcessorSpec(parsing: arguments[2]).processor()
+        let options = KingfisherParsedOptionsInfo([.processor(processor)])
+        var item = ImageProcessItem.data(data)
+        if arguments.contains("--predecode") {
+            item = .image(try KFCrossPlatformImage(data: data))
+        }
+        var size = (0, 0)
+        let times = try measure(runs: runs) {
+            guard let image = processor.process(item: item, options: options) else { fail("processing failed") }
+            size = (image.pixelWidth, image.pixelHeight)
+        }
+        print(#"{"op":"process","file":"\#(path)","width":\#(size.0),"height":\#(size.1),"median_ms":\#(median(times))}"#)
     default:
         fail("unknown operation \(arguments[0])")
     }

@@ -1,0 +1,115 @@
+import Foundation
+
+extension ProcessorSpec {
+    /// The spellings ``processor()`` understands, one per processor, as `kf process --help` shows them.
+    public static let grammar = """
+    Processors:
+      downsample(WxH)                decode small and fit WxH; never upscales
+      resize(WxH[,fit|fill])         stretch, or keep the aspect ratio
+      round(R[,WxH])                 round corners of radius R; stretch to WxH
+      crop(WxH[,AX,AY])              crop around an anchor (0...1, default 0.5)
+      blur(R)                        Gaussian-quality blur of radius R
+      tint(#RRGGBBAA)                colour laid over the image
+      overlay(#RRGGBBAA,F)           colour overlay; F is the image's share
+      colorControls(B,C,S,EV)        brightness, contrast, saturation, exposure
+      blackWhite                     grey with Kingfisher's exposure lift
+      border(#RRGGBBAA,W[,R])        border W wide, corner radius R
+      blend(MODE,ALPHA[,#RRGGBBAA])  blend over a colour; MODE is one of:
+        \(BlendMode.allCases.map(\.specName).joined(separator: " "))
+    """
+
+    /// The processor chain the spec describes; throws ``ProcessorSpecError`` naming the step whose
+    /// name or arguments are wrong.
+    public func processor() throws -> any ImageProcessor {
+        var chain: (any ImageProcessor)?
+        for step in steps {
+            let next = try Self.processor(for: step)
+            chain = chain.map { $0 |> next } ?? next
+        }
+        guard let chain else { throw ProcessorSpecError(step: "", reason: "the processor spec is empty") }
+        return chain
+    }
+
+    private static func processor(for step: Step) throws -> any ImageProcessor {
+        switch step.name {
+        case "downsample":
+            try step.expectArguments(1, 1, usage: "downsample(WxH)")
+            return DownsamplingImageProcessor(size: try step.size(0, "the size"))
+        case "resize":
+            try step.expectArguments(1, 2, usage: "resize(WxH[,fit|fill])")
+            let size = try step.size(0, "the size")
+            switch step.arguments.count > 1 ? step.arguments[1] : "none" {
+            case "none": return ResizingImageProcessor(referenceSize: size, mode: .none)
+            case "fit": return ResizingImageProcessor(referenceSize: size, mode: .aspectFit)
+            case "fill": return ResizingImageProcessor(referenceSize: size, mode: .aspectFill)
+            case let other: throw ProcessorSpecError(step: step.text, reason: "the mode must be fit or fill, got '\(other)'")
+            }
+        case "round":
+            try step.expectArguments(1, 2, usage: "round(R[,WxH])")
+            let radius = try nonNegative(step.number(0, "the radius"), "the radius", step)
+            let target = step.arguments.count > 1 ? try step.size(1, "the target size") : nil
+            return RoundCornerImageProcessor(cornerRadius: radius, targetSize: target)
+        case "crop":
+            try step.expectArguments(1, 3, usage: "crop(WxH[,AX,AY])")
+            guard step.arguments.count != 2 else {
+                throw ProcessorSpecError(step: step.text, reason: "give both anchor coordinates: crop(WxH,AX,AY)")
+            }
+            let size = try step.size(0, "the size")
+            var anchor = CGPoint(x: 0.5, y: 0.5)
+            if step.arguments.count == 3 {
+                anchor = CGPoint(x: try unit(step.number(1, "the anchor's x"), "the anchor's x", step),
+                                 y: try unit(step.number(2, "the anchor's y"), "the anchor's y", step))
+            }
+            return CroppingImageProcessor(size: size, anchor: anchor)
+        case "blur":
+            try step.expectArguments(1, 1, usage: "blur(R)")
+            return BlurImageProcessor(blurRadius: try nonNegative(step.number(0, "the radius"), "the radius", step))
+        case "tint":
+            try step.expectArguments(1, 1, usage: "tint(#RRGGBBAA)")
+            return TintImageProcessor(tint: try step.color(0, "the tint"))
+        case "overlay":
+            try step.expectArguments(2, 2, usage: "overlay(#RRGGBBAA,F)")
+            return OverlayImageProcessor(overlay: try step.color(0, "the overlay colour"),
+                                         fraction: try unit(step.number(1, "the fraction"), "the fraction", step))
+        case "colorControls":
+            try step.expectArguments(4, 4, usage: "colorControls(B,C,S,EV)")
+            return ColorControlsProcessor(brightness: try step.number(0, "the brightness"), contrast: try step.number(1, "the contrast"),
+                                          saturation: try step.number(2, "the saturation"), inputEV: try step.number(3, "the exposure"))
+        case "blackWhite":
+            try step.expectArguments(0, 0, usage: "blackWhite")
+            return BlackWhiteProcessor()
+        case "border":
+            try step.expectArguments(2, 3, usage: "border(#RRGGBBAA,W[,R])")
+            let color = try step.color(0, "the colour")
+            let width = try nonNegative(step.number(1, "the width"), "the width", step)
+            let radius = step.arguments.count > 2 ? try nonNegative(step.number(2, "the radius"), "the radius", step) : 0
+            return BorderImageProcessor(border: Border(color: color, lineWidth: width, radius: .point(radius)))
+        case "blend":
+            try step.expectArguments(2, 3, usage: "blend(MODE,ALPHA[,#RRGGBBAA])")
+            let name = try step.argument(0, "the mode")
+            guard let mode = BlendMode.allCases.first(where: { $0.specName == name }) else {
+                throw ProcessorSpecError(step: step.text, reason: "unknown blend mode '\(name)'")
+            }
+            let alpha = try unit(step.number(1, "the alpha"), "the alpha", step)
+            let background = step.arguments.count > 2 ? try step.color(2, "the background") : nil
+            return BlendImageProcessor(blendMode: mode, alpha: alpha, backgroundColor: background)
+        default:
+            throw ProcessorSpecError(step: step.text, reason: "unknown processor '\(step.name)'; see the list in kf process --help")
+        }
+    }
+
+    private static func nonNegative(_ value: CGFloat, _ what: String, _ step: Step) throws -> CGFloat {
+        guard value >= 0 else { throw ProcessorSpecError(step: step.text, reason: "\(what) must not be negative") }
+        return value
+    }
+
+    private static func unit(_ value: CGFloat, _ what: String, _ step: Step) throws -> CGFloat {
+        guard (0...1).contains(value) else { throw ProcessorSpecError(step: step.text, reason: "\(what) must be between 0 and 1") }
+        return value
+    }
+}
+
+extension BlendMode {
+    /// The mode's name in a processor spec: the case name.
+    var specName: String { String(describing: self) }
+}
