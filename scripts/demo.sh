@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 bash scripts/install-deps.sh
-swift build -c release --product kf
+swift build -c release --static-swift-stdlib --product kf
 kf=".build/release/kf"
 mkdir -p out
 
