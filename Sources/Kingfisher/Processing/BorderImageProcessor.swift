@@ -24,8 +24,7 @@ public struct BorderImageProcessor: ImageProcessor {
 
     /// The image at `options.scaleFactor` with the border drawn; `nil` when `.data` does not decode.
     public func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        guard let image = item.decodedImage(options: options) else { return nil }
-        let scaled = image.scale == options.scaleFactor ? image : image.withScale(options.scaleFactor)
-        return scaled.kf.addingBorder(border)
+        guard let image = DefaultImageProcessor.default.process(item: item, options: options) else { return nil }
+        return image.kf.addingBorder(border)
     }
 }

@@ -5,8 +5,7 @@ enum FilterInput {
     /// The item as an image at `options.scaleFactor`, as Kingfisher's processors take it:
     /// `.data` decoded by ``DefaultImageProcessor``, `.image` given the requested scale.
     static func image(_ item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        guard let image = item.decodedImage(options: options) else { return nil }
-        return image.scale == options.scaleFactor ? image : image.withScale(options.scaleFactor)
+        DefaultImageProcessor.default.process(item: item, options: options)
     }
 
     /// `image` with `transform` applied to every frame, or `image` itself when a frame fails.
