@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -38,7 +39,10 @@ let package = Package(
         ),
         .target(
             name: "Kingfisher",
-            dependencies: ["KingfisherCShims", "CLibPNG", "CGIFLib", "CLibWebP"]
+            dependencies: [
+                "KingfisherCShims", "CLibPNG", "CGIFLib", "CLibWebP",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .executableTarget(
             name: "kf",

@@ -51,12 +51,24 @@ extension KingfisherError.ResponseErrorReason {
 extension KingfisherError.CacheErrorReason {
     var message: String {
         switch self {
+        case let .invalidURLResource(error, key, url):
+            return "Cannot inspect \(url.path) for key \"\(key)\": \(error)."
         case let .cannotLoadDataFromDisk(url, error):
             return "Cannot read the cached file \(url.path): \(error)."
         case let .cannotCreateDirectory(path, error):
             return "Cannot create the cache folder \(path): \(error)."
         case .imageNotExisting(let key):
             return "The image for key \"\(key)\" is not in the cache, and only the cache was asked."
+        case let .cannotConvertToData(object, error):
+            return "Cannot turn a \(type(of: object)) into bytes for the disk cache: \(error)."
+        case let .cannotSerializeImage(_, _, serializer):
+            return "The cache serializer \(type(of: serializer)) gave no bytes for the image."
+        case let .cannotCreateCacheFile(fileURL, key, _, error):
+            return "Cannot write the cache file \(fileURL.path) for key \"\(key)\": \(error)."
+        case .diskStorageIsNotReady(let cacheURL):
+            return "The disk cache at \(cacheURL.path) could not be set up and cannot be used."
+        case let .cacheIndexFailed(path, error):
+            return "Cannot read or write the cache index \(path): \(error)."
         }
     }
 }

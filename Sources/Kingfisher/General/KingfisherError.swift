@@ -35,12 +35,24 @@ public enum KingfisherError: Error, Sendable {
 
     /// Reasons of `.cacheError`.
     public enum CacheErrorReason: Sendable {
+        /// 3003: the cache folder or one of its files could not be listed or inspected.
+        case invalidURLResource(error: any Error, key: String, url: URL)
         /// 3004: a cached file could not be read.
         case cannotLoadDataFromDisk(url: URL, error: any Error)
         /// 3005: the cache folder could not be created.
         case cannotCreateDirectory(path: String, error: any Error)
         /// 3006: `onlyFromCache` was asked and the image is not cached.
         case imageNotExisting(key: String)
+        /// 3007: a value for the disk storage could not be turned into bytes.
+        case cannotConvertToData(object: any Sendable, error: any Error)
+        /// 3008: the serializer produced no bytes for the image (and there was no original data).
+        case cannotSerializeImage(image: KFCrossPlatformImage?, original: Data?, serializer: any CacheSerializer)
+        /// 3009: the cache file for `key` could not be written.
+        case cannotCreateCacheFile(fileURL: URL, key: String, data: Data, error: any Error)
+        /// 3011: the disk storage failed to set up and cannot be used.
+        case diskStorageIsNotReady(cacheURL: URL)
+        /// 3101 (ours): the disk storage's index in the cache folder could not be read or written.
+        case cacheIndexFailed(path: String, error: any Error)
     }
 
     /// Reasons of `.processorError`, including the decoding and encoding reasons of our own.
@@ -124,9 +136,15 @@ extension KingfisherError.ResponseErrorReason {
 extension KingfisherError.CacheErrorReason {
     var errorCode: Int {
         switch self {
+        case .invalidURLResource: return 3003
         case .cannotLoadDataFromDisk: return 3004
         case .cannotCreateDirectory: return 3005
         case .imageNotExisting: return 3006
+        case .cannotConvertToData: return 3007
+        case .cannotSerializeImage: return 3008
+        case .cannotCreateCacheFile: return 3009
+        case .diskStorageIsNotReady: return 3011
+        case .cacheIndexFailed: return 3101
         }
     }
 }

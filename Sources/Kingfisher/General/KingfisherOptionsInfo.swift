@@ -20,6 +20,26 @@ public enum KingfisherOptionsInfoItem: Sendable {
     case imageModifier(any ImageModifier)
     /// The decoding limits (not in Kingfisher): pixels per frame, frames, pixels per animation.
     case decodingLimits(ImageDecodingLimits)
+    /// Where completion handlers run. Default `.untouch` (see ``CallbackQueue``).
+    case callbackQueue(CallbackQueue)
+    /// Expiration of images stored in memory; default the memory storage's own.
+    case memoryCacheExpiration(StorageExpiration)
+    /// What a memory hit does to the expiry. Default `.cacheTime`.
+    case memoryCacheAccessExtendingExpiration(ExpirationExtending)
+    /// Expiration of images stored on disk; default the disk storage's own.
+    case diskCacheExpiration(StorageExpiration)
+    /// What a disk hit does to the expiry. Default `.cacheTime`.
+    case diskCacheAccessExtendingExpiration(ExpirationExtending)
+    /// Store in memory only, never on disk.
+    case cacheMemoryOnly
+    /// Read the disk cache on the calling thread instead of the cache's I/O queue.
+    case loadDiskFileSynchronously
+    /// Consult only the memory cache; on a miss, skip the disk and go to the network.
+    case fromMemoryCacheOrRefresh
+    /// The file extension of disk cache files, replacing the storage's `pathExtension`.
+    case forcedCacheFileExtension(String?)
+    /// Options passed to `Data.write(to:options:)` for disk cache files.
+    case diskStoreWriteOptions(Data.WritingOptions)
 }
 
 /// The parsed form of ``KingfisherOptionsInfo`` that processors, serializers and modifiers read.
@@ -36,6 +56,26 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var imageModifier: (any ImageModifier)?
     /// Decoding limits.
     public var decodingLimits: ImageDecodingLimits = .default
+    /// Where completion handlers run.
+    public var callbackQueue: CallbackQueue = .untouch
+    /// Expiration for memory stores; `nil` uses the storage's.
+    public var memoryCacheExpiration: StorageExpiration?
+    /// What a memory hit does to the expiry.
+    public var memoryCacheAccessExtendingExpiration: ExpirationExtending = .cacheTime
+    /// Expiration for disk stores; `nil` uses the storage's.
+    public var diskCacheExpiration: StorageExpiration?
+    /// What a disk hit does to the expiry.
+    public var diskCacheAccessExtendingExpiration: ExpirationExtending = .cacheTime
+    /// Store in memory only.
+    public var cacheMemoryOnly = false
+    /// Read the disk on the calling thread.
+    public var loadDiskFileSynchronously = false
+    /// Skip the disk cache on a memory miss.
+    public var fromMemoryCacheOrRefresh = false
+    /// The extension of disk cache files, when forced.
+    public var forcedExtension: String?
+    /// Write options for disk cache files.
+    public var diskStoreWriteOptions: Data.WritingOptions = []
 
     /// Parses `info`; `nil` gives the defaults.
     public init(_ info: KingfisherOptionsInfo?) {
@@ -47,6 +87,16 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .cacheSerializer(let value): cacheSerializer = value
             case .imageModifier(let value): imageModifier = value
             case .decodingLimits(let value): decodingLimits = value
+            case .callbackQueue(let value): callbackQueue = value
+            case .memoryCacheExpiration(let value): memoryCacheExpiration = value
+            case .memoryCacheAccessExtendingExpiration(let value): memoryCacheAccessExtendingExpiration = value
+            case .diskCacheExpiration(let value): diskCacheExpiration = value
+            case .diskCacheAccessExtendingExpiration(let value): diskCacheAccessExtendingExpiration = value
+            case .cacheMemoryOnly: cacheMemoryOnly = true
+            case .loadDiskFileSynchronously: loadDiskFileSynchronously = true
+            case .fromMemoryCacheOrRefresh: fromMemoryCacheOrRefresh = true
+            case .forcedCacheFileExtension(let value): forcedExtension = value
+            case .diskStoreWriteOptions(let value): diskStoreWriteOptions = value
             }
         }
     }

@@ -1,0 +1,36 @@
+import Foundation
+
+/// Where a completion handler runs.
+///
+/// On Linux the main queue only runs work in a program that services it (an async `main`,
+/// `dispatchMain()` or a running RunLoop). A command-line tool or server that blocks its main
+/// thread never sees `.mainAsync` callbacks, which is why the cache and the manager default to
+/// `.untouch`.
+public enum CallbackQueue: Sendable {
+    /// Always dispatched asynchronously to the main queue.
+    case mainAsync
+    /// Run at once when already on the main thread, else dispatched to the main queue.
+    case mainCurrentOrAsync
+    /// Run on whatever thread finished the work.
+    case untouch
+    /// Dispatched asynchronously to this queue.
+    case dispatch(DispatchQueue)
+
+    /// Runs `block` as this queue says.
+    public func execute(_ block: @escaping @Sendable () -> Void) {
+        switch self {
+        case .mainAsync:
+            DispatchQueue.main.async(execute: block)
+        case .mainCurrentOrAsync:
+            if Thread.isMainThread {
+                block()
+            } else {
+                DispatchQueue.main.async(execute: block)
+            }
+        case .untouch:
+            block()
+        case .dispatch(let queue):
+            queue.async(execute: block)
+        }
+    }
+}
