@@ -6,12 +6,12 @@ import Kingfisher
 struct KF: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kf",
-        abstract: "Decode, inspect and convert images with Kingfisher for Linux.",
+        abstract: "Decode, inspect, convert and process images, and manage the image cache, with Kingfisher for Linux.",
         discussion: """
-        Exit status: 0 on success, 1 when an image cannot be read, decoded or written \
-        (the reason goes to standard error), 2 on a usage error.
+        Exit status: 0 on success, 1 when an image or the cache cannot be read, decoded or \
+        written (the reason goes to standard error), 2 on a usage error.
         """,
-        subcommands: [InfoCommand.self, ConvertCommand.self, ProcessCommand.self]
+        subcommands: [InfoCommand.self, ConvertCommand.self, ProcessCommand.self, CacheCommand.self]
     )
 }
 

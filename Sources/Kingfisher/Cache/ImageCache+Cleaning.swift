@@ -1,0 +1,76 @@
+import Foundation
+
+extension ImageCache {
+    /// Empties both levels; `completion` runs after the disk is cleared, on the I/O queue.
+    public func clearCache(completion: (@Sendable () -> Void)? = nil) {
+        clearMemoryCache()
+        clearDiskCache(completion: completion)
+    }
+
+    /// Empties the memory level at once.
+    public func clearMemoryCache() {
+        memoryStorage.removeAll()
+    }
+
+    /// Deletes every disk entry; `completion` runs afterwards, on the I/O queue.
+    ///
+    /// Entries another process writes meanwhile may survive; the folder itself stays.
+    public func clearDiskCache(completion: (@Sendable () -> Void)? = nil) {
+        ioQueue.async {
+            try? self.diskStorage.removeAll()
+            completion?()
+        }
+    }
+
+    /// Removes expired entries from both levels, then trims the disk to its size limit.
+    public func cleanExpiredCache(completion: (@Sendable () -> Void)? = nil) {
+        cleanExpiredMemoryCache()
+        cleanExpiredDiskCache(completion: completion)
+    }
+
+    /// Removes expired entries from memory at once.
+    public func cleanExpiredMemoryCache() {
+        memoryStorage.removeExpired()
+    }
+
+    /// Removes expired disk entries, then least-recently-used ones while over the size limit.
+    ///
+    /// When anything was removed, posts ``Foundation/Notification/Name/KingfisherDidCleanDiskCache``
+    /// with the removed file names under ``KingfisherDiskCacheCleanedHashKey``. `completion` runs
+    /// afterwards, on the I/O queue.
+    public func cleanExpiredDiskCache(completion: (@Sendable () -> Void)? = nil) {
+        ioQueue.async {
+            let expired = (try? self.diskStorage.removeExpiredValues()) ?? []
+            let oversized = (try? self.diskStorage.removeSizeExceededValues()) ?? []
+            let hashes = (expired + oversized).map(\.lastPathComponent)
+            if !hashes.isEmpty {
+                NotificationCenter.default.post(
+                    name: .KingfisherDidCleanDiskCache,
+                    object: self,
+                    userInfo: [KingfisherDiskCacheCleanedHashKey: hashes]
+                )
+            }
+            completion?()
+        }
+    }
+
+    /// Reports the bytes the disk level holds, on `callbackQueue`.
+    public func calculateDiskStorageSize(
+        callbackQueue: CallbackQueue = .untouch,
+        completion handler: @escaping @Sendable (Result<UInt, KingfisherError>) -> Void
+    ) {
+        ioQueue.async {
+            let result: Result<UInt, KingfisherError>
+            do {
+                result = .success(try self.diskStorage.totalSize())
+            } catch let error as KingfisherError {
+                result = .failure(error)
+            } catch {
+                result = .failure(.cacheError(reason: .invalidURLResource(
+                    error: error, key: "", url: self.diskStorage.directoryURL
+                )))
+            }
+            callbackQueue.execute { handler(result) }
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+extension ImageCache {
+    /// Looks `key` up in memory, then on disk, under the processor identifier of the options.
+    ///
+    /// A memory hit calls `completionHandler` before this returns when `callbackQueue` allows it
+    /// (`.untouch`, or `.mainCurrentOrAsync` on the main thread). A disk hit is decoded with the
+    /// options' `cacheSerializer`, put in memory, and reported as `.disk`. Expired entries, and
+    /// disk bytes the serializer cannot decode, are `.none`. With `fromMemoryCacheOrRefresh`, the
+    /// disk is not read.
+    public func retrieveImage(
+        forKey key: String,
+        options: KingfisherParsedOptionsInfo,
+        callbackQueue: CallbackQueue? = nil,
+        completionHandler: (@Sendable (Result<ImageCacheResult, KingfisherError>) -> Void)?
+    ) {
+        guard let completionHandler else { return }
+        let queue = callbackQueue ?? options.callbackQueue
+        if let image = retrieveImageInMemoryCache(forKey: key, options: options) {
+            queue.execute { completionHandler(.success(.memory(image))) }
+            return
+        }
+        if options.fromMemoryCacheOrRefresh {
+            queue.execute { completionHandler(.success(.none)) }
+            return
+        }
+        retrieveImageInDiskCache(forKey: key, options: options, callbackQueue: queue) { result in
+            switch result {
+            case .success(let image?):
+                var memoryOptions = options
+                memoryOptions.cacheMemoryOnly = true
+                self.store(image, forKey: key, options: memoryOptions, toDisk: false)
+                completionHandler(.success(.disk(image)))
+            case .success(nil):
+                completionHandler(.success(.none))
+            case .failure(let error):
+                completionHandler(.failure(error))
+            }
+        }
+    }
+
+    /// Looks `key` up in memory, then on disk, with options given as a list.
+    public func retrieveImage(
+        forKey key: String,
+        options: KingfisherOptionsInfo? = nil,
+        callbackQueue: CallbackQueue? = nil,
+        completionHandler: (@Sendable (Result<ImageCacheResult, KingfisherError>) -> Void)?
+    ) {
+        retrieveImage(
+            forKey: key, options: KingfisherParsedOptionsInfo(options),
+            callbackQueue: callbackQueue, completionHandler: completionHandler
+        )
+    }
+
+    /// The image in memory for `key` and the options' processor, or `nil`; never touches the disk.
+    ///
+    /// A hit extends the entry's expiry as `memoryCacheAccessExtendingExpiration` says.
+    public func retrieveImageInMemoryCache(forKey key: String, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        let computedKey = key.computedKey(with: options.processor.identifier)
+        return memoryStorage.value(forKey: computedKey, extendingExpiration: options.memoryCacheAccessExtendingExpiration)
+    }
+
+    /// The image in memory for `key`, with options given as a list.
+    public func retrieveImageInMemoryCache(forKey key: String, options: KingfisherOptionsInfo? = nil) -> KFCrossPlatformImage? {
+        retrieveImageInMemoryCache(forKey: key, options: KingfisherParsedOptionsInfo(options))
+    }
+
+    /// Reads and decodes the disk entry for `key` and the options' processor; `nil` on a miss.
+    ///
+    /// Runs on the cache's read queue (behind any pending write of the same key), or on the
+    /// calling thread with `loadDiskFileSynchronously`. Does not put the image in memory. A read
+    /// error of the file is `.cacheError(.cannotLoadDataFromDisk)`; bytes the serializer cannot
+    /// decode are a miss.
+    public func retrieveImageInDiskCache(
+        forKey key: String,
+        options: KingfisherParsedOptionsInfo,
+        callbackQueue: CallbackQueue = .untouch,
+        completionHandler: @escaping @Sendable (Result<KFCrossPlatformImage?, KingfisherError>) -> Void
+    ) {
+        let computedKey = key.computedKey(with: options.processor.identifier)
+        let work: @Sendable () -> Void = {
+            let result = self.syncRetrieveFromDisk(computedKey: computedKey, options: options)
+            callbackQueue.execute { completionHandler(result) }
+        }
+        if options.loadDiskFileSynchronously {
+            work()
+        } else {
+            enqueueDiskRead(for: computedKey, work)
+        }
+    }
+
+    /// Reads the disk entry for `key`, with options given as a list.
+    public func retrieveImageInDiskCache(
+        forKey key: String,
+        options: KingfisherOptionsInfo? = nil,
+        callbackQueue: CallbackQueue = .untouch,
+        completionHandler: @escaping @Sendable (Result<KFCrossPlatformImage?, KingfisherError>) -> Void
+    ) {
+        retrieveImageInDiskCache(
+            forKey: key, options: KingfisherParsedOptionsInfo(options),
+            callbackQueue: callbackQueue, completionHandler: completionHandler
+        )
+    }
+
+    func syncRetrieveFromDisk(computedKey: String, options: KingfisherParsedOptionsInfo) -> Result<KFCrossPlatformImage?, KingfisherError> {
+        let data: Data?
+        do {
+            data = try diskStorage.value(
+                forKey: computedKey, forcedExtension: options.forcedExtension,
+                extendingExpiration: options.diskCacheAccessExtendingExpiration
+            )
+        } catch let error as KingfisherError {
+            return .failure(error)
+        } catch {
+            let url = diskStorage.cacheFileURL(forKey: computedKey, forcedExtension: options.forcedExtension)
+            return .failure(.cacheError(reason: .cannotLoadDataFromDisk(url: url, error: error)))
+        }
+        guard let data else { return .success(nil) }
+        return .success(options.cacheSerializer.image(with: data, options: options))
+    }
+
+    /// Where `key@processorIdentifier` is cached now: `.memory`, `.disk` or `.none`.
+    ///
+    /// Never extends an expiry. A disk answer checks the file is still there.
+    public func imageCachedType(
+        forKey key: String,
+        processorIdentifier identifier: String = "",
+        forcedExtension: String? = nil
+    ) -> CacheType {
+        let computedKey = key.computedKey(with: identifier)
+        if memoryStorage.isCached(forKey: computedKey) { return .memory }
+        if diskStorage.isCached(forKey: computedKey, forcedExtension: forcedExtension) { return .disk }
+        return .none
+    }
+
+    /// True when `key@processorIdentifier` is in memory or on disk and not expired.
+    public func isCached(
+        forKey key: String,
+        processorIdentifier identifier: String = "",
+        forcedExtension: String? = nil
+    ) -> Bool {
+        imageCachedType(forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension).cached
+    }
+
+    /// The disk file name of `key@processorIdentifier`: the SHA-256 hex of the computed key,
+    /// with the storage's extension rules applied.
+    public func hash(
+        forKey key: String,
+        processorIdentifier identifier: String = "",
+        forcedExtension: String? = nil
+    ) -> String {
+        diskStorage.cacheFileName(forKey: key.computedKey(with: identifier), forcedExtension: forcedExtension)
+    }
+
+    /// The path of the disk file that holds, or would hold, `key@processorIdentifier`.
+    public func cachePath(
+        forKey key: String,
+        processorIdentifier identifier: String = "",
+        forcedExtension: String? = nil
+    ) -> String {
+        diskStorage.cacheFileURL(forKey: key.computedKey(with: identifier), forcedExtension: forcedExtension).path
+    }
+}

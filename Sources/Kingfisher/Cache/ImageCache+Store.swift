@@ -1,0 +1,151 @@
+import Foundation
+
+extension ImageCache {
+    /// Stores `image` in memory and, when `toDisk`, its serialized bytes on disk, under the key and
+    /// processor identifier the options give.
+    ///
+    /// The memory store is done when this returns. The disk bytes come from the options'
+    /// `cacheSerializer` (given `original`, the data the image was decoded from, when known);
+    /// `completionHandler` runs once the disk write is done, on `options.callbackQueue`.
+    public func store(
+        _ image: KFCrossPlatformImage,
+        original: Data? = nil,
+        forKey key: String,
+        options: KingfisherParsedOptionsInfo,
+        toDisk: Bool = true,
+        completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil
+    ) {
+        let computedKey = key.computedKey(with: options.processor.identifier)
+        memoryStorage.store(value: image, forKey: computedKey, expiration: options.memoryCacheExpiration)
+
+        guard toDisk, !options.cacheMemoryOnly else {
+            if let completionHandler {
+                let result = CacheStoreResult(memoryCacheResult: .success(()), diskCacheResult: .success(()))
+                options.callbackQueue.execute { completionHandler(result) }
+            }
+            return
+        }
+
+        enqueueDiskWrite(for: computedKey) {
+            let diskResult: Result<Void, KingfisherError>
+            if let data = options.cacheSerializer.data(with: image, original: original) {
+                diskResult = self.syncStoreToDisk(
+                    data, computedKey: computedKey, forcedExtension: options.forcedExtension,
+                    expiration: options.diskCacheExpiration, writeOptions: options.diskStoreWriteOptions
+                )
+            } else {
+                diskResult = .failure(.cacheError(reason: .cannotSerializeImage(
+                    image: image, original: original, serializer: options.cacheSerializer
+                )))
+            }
+            if let completionHandler {
+                let result = CacheStoreResult(memoryCacheResult: .success(()), diskCacheResult: diskResult)
+                options.callbackQueue.execute { completionHandler(result) }
+            }
+        }
+    }
+
+    /// Stores `image` in memory and, when `toDisk`, on disk, with the options spelled out.
+    public func store(
+        _ image: KFCrossPlatformImage,
+        original: Data? = nil,
+        forKey key: String,
+        processorIdentifier identifier: String = "",
+        forcedExtension: String? = nil,
+        cacheSerializer serializer: any CacheSerializer = DefaultCacheSerializer.default,
+        toDisk: Bool = true,
+        callbackQueue: CallbackQueue = .untouch,
+        completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil
+    ) {
+        var options = KingfisherParsedOptionsInfo(nil)
+        options.processor = IdentifiedProcessor(identifier: identifier)
+        options.forcedExtension = forcedExtension
+        options.cacheSerializer = serializer
+        options.callbackQueue = callbackQueue
+        store(image, original: original, forKey: key, options: options, toDisk: toDisk,
+              completionHandler: completionHandler)
+    }
+
+    /// Writes `data` to the disk level as it is, under `key@processorIdentifier`.
+    ///
+    /// Nothing goes to memory. `completionHandler` runs after the write, on `callbackQueue`.
+    public func storeToDisk(
+        _ data: Data,
+        forKey key: String,
+        processorIdentifier identifier: String = "",
+        forcedExtension: String? = nil,
+        expiration: StorageExpiration? = nil,
+        callbackQueue: CallbackQueue = .untouch,
+        completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil
+    ) {
+        let computedKey = key.computedKey(with: identifier)
+        enqueueDiskWrite(for: computedKey) {
+            let diskResult = self.syncStoreToDisk(
+                data, computedKey: computedKey, forcedExtension: forcedExtension,
+                expiration: expiration, writeOptions: []
+            )
+            if let completionHandler {
+                let result = CacheStoreResult(memoryCacheResult: .success(()), diskCacheResult: diskResult)
+                callbackQueue.execute { completionHandler(result) }
+            }
+        }
+    }
+
+    func syncStoreToDisk(
+        _ data: Data, computedKey: String, forcedExtension: String?,
+        expiration: StorageExpiration?, writeOptions: Data.WritingOptions
+    ) -> Result<Void, KingfisherError> {
+        do {
+            try diskStorage.store(
+                value: data, forKey: computedKey, expiration: expiration,
+                writeOptions: writeOptions, forcedExtension: forcedExtension
+            )
+            return .success(())
+        } catch let error as KingfisherError {
+            return .failure(error)
+        } catch {
+            let url = diskStorage.cacheFileURL(forKey: computedKey, forcedExtension: forcedExtension)
+            return .failure(.cacheError(reason: .cannotCreateCacheFile(
+                fileURL: url, key: computedKey, data: data, error: error
+            )))
+        }
+    }
+
+    /// Removes the image stored under `key@processorIdentifier` from the levels asked.
+    ///
+    /// The memory removal is done when this returns; `completionHandler` runs after the disk
+    /// removal, on `callbackQueue`. A disk failure is ignored: the entry is gone or unreadable.
+    public func removeImage(
+        forKey key: String,
+        processorIdentifier identifier: String = "",
+        forcedExtension: String? = nil,
+        fromMemory: Bool = true,
+        fromDisk: Bool = true,
+        callbackQueue: CallbackQueue = .untouch,
+        completionHandler: (@Sendable () -> Void)? = nil
+    ) {
+        let computedKey = key.computedKey(with: identifier)
+        if fromMemory {
+            memoryStorage.remove(forKey: computedKey)
+        }
+        guard fromDisk else {
+            if let completionHandler { callbackQueue.execute(completionHandler) }
+            return
+        }
+        enqueueDiskWrite(for: computedKey) {
+            try? self.diskStorage.remove(forKey: computedKey, forcedExtension: forcedExtension)
+            if let completionHandler { callbackQueue.execute(completionHandler) }
+        }
+    }
+}
+
+/// A processor that stands for an identifier only, for the cache methods that take one.
+///
+/// It never runs; processing with it returns the input image unchanged.
+struct IdentifiedProcessor: ImageProcessor {
+    let identifier: String
+
+    func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        DefaultImageProcessor.default.process(item: item, options: options)
+    }
+}

@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import Kingfisher
+
+/// `kf cache`: look into and tidy the disk cache that `kf fetch` and `kf prefetch` fill.
+struct CacheCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "Inspect, list, clean or clear the disk cache.",
+        discussion: """
+        Without --cache-dir the cache is Kingfisher's default one, in \
+        $XDG_CACHE_HOME/com.onevcat.Kingfisher.ImageCache.default (or ~/.cache/... when \
+        XDG_CACHE_HOME is unset). With --cache-dir DIR it is DIR/com.onevcat.Kingfisher.ImageCache.default.
+        """,
+        subcommands: [
+            CacheInfoCommand.self, CacheListCommand.self, CacheCleanCommand.self,
+            CacheClearCommand.self, CachePathCommand.self,
+        ]
+    )
+}
+
+/// The options every `kf cache` subcommand shares.
+struct CacheLocationOptions: ParsableArguments {
+    @Option(name: .customLong("cache-dir"), help: ArgumentHelp(
+        "The folder that holds the cache folder (default: $XDG_CACHE_HOME or ~/.cache).",
+        valueName: "DIR"))
+    var cacheDirectory: String?
+
+    /// The disk storage these options name, opened (and created when missing).
+    func openStorage() throws -> DiskStorage.Backend<Data> {
+        let parent = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        return try DiskStorage.Backend<Data>(config: DiskStorage.Config(name: "default", sizeLimit: 0, directory: parent))
+    }
+
+    /// The image cache these options name.
+    func openCache() throws -> ImageCache {
+        let parent = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        return try ImageCache(name: "default", cacheDirectoryURL: parent)
+    }
+}
+
+/// `kf cache info`: where the cache is, how much it holds and its limits.
+struct CacheInfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Show the cache folder, its entries and bytes, limits and the oldest and newest access."
+    )
+
+    @OptionGroup var location: CacheLocationOptions
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    struct Report: Encodable {
+        var path: String
+        var entries: Int
+        var bytes: UInt
+        var sizeLimit: UInt
+        var expiration: String
+        var oldestAccess: String?
+        var newestAccess: String?
+    }
+
+    func run() throws {
+        let storage = try location.openStorage()
+        let entries = try storage.entries()
+        let accesses = entries.map(\.lastAccess)
+        let report = Report(
+            path: storage.directoryURL.path,
+            entries: entries.count,
+            bytes: entries.reduce(0) { $0 + UInt(max(0, $1.size)) },
+            sizeLimit: storage.config.sizeLimit,
+            expiration: CacheText.expiration(storage.config.expiration),
+            oldestAccess: accesses.min().map(CacheText.timestamp),
+            newestAccess: accesses.max().map(CacheText.timestamp)
+        )
+        if json {
+            try CacheText.printJSON(report)
+        } else {
+            print("""
+            path:          \(report.path)
+            entries:       \(report.entries)
+            size:          \(CacheText.bytes(report.bytes))
+            size limit:    \(report.sizeLimit == 0 ? "none" : CacheText.bytes(report.sizeLimit))
+            expiration:    \(report.expiration)
+            oldest access: \(report.oldestAccess ?? "-")
+            newest access: \(report.newestAccess ?? "-")
+            """)
+        }
+    }
+}
+
+/// `kf cache ls`: one line per entry.
+struct CacheListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ls",
+        abstract: "List the cached entries, most recently used first: size, last access, expiry and key.",
+        discussion: "An entry whose key is unknown (written by a tool that did not record it) shows its file name."
+    )
+
+    @OptionGroup var location: CacheLocationOptions
+
+    @Flag(help: "Print one JSON object per entry instead of text.")
+    var json = false
+
+    struct Line: Encodable {
+        var key: String?
+        var file: String
+        var bytes: Int
+        var lastAccess: String
+        var expires: String?
+    }
+
+    func run() throws {
+        let storage = try location.openStorage()
+        let entries = try storage.entries().sorted { $0.lastAccess > $1.lastAccess }
+        for entry in entries {
+            let expires = entry.expiration == .distantFuture ? nil : CacheText.timestamp(entry.expiration)
+            if json {
+                try CacheText.printJSON(Line(
+                    key: entry.key, file: entry.fileURL.lastPathComponent, bytes: entry.size,
+                    lastAccess: CacheText.timestamp(entry.lastAccess), expires: expires))
+            } else {
+                let size = CacheText.padded(CacheText.bytes(UInt(max(0, entry.size))), to: 9)
+                let expiry = (expires ?? "never").padding(toLength: 20, withPad: " ", startingAt: 0)
+                print("\(size)  \(CacheText.timestamp(entry.lastAccess))  \(expiry)  \(entry.key ?? entry.fileURL.lastPathComponent)")
+            }
+        }
+    }
+}

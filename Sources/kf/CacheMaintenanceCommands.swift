@@ -1,0 +1,181 @@
+import ArgumentParser
+import Foundation
+import Kingfisher
+
+/// `kf cache clean`: remove expired entries, orphans and stale temporary files, then trim.
+struct CacheCleanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clean",
+        abstract: "Remove expired entries and leftovers of interrupted writes; with --size-limit, trim to it.",
+        discussion: """
+        Trimming removes the least recently used entries until the cache holds at most half the \
+        limit, as the library does when a write takes it over its limit.
+        """
+    )
+
+    @OptionGroup var location: CacheLocationOptions
+
+    @Option(name: .customLong("size-limit"), help: ArgumentHelp(
+        "Trim to this size: bytes, or a number with K, M or G (powers of 1024).", valueName: "SIZE"))
+    var sizeLimit: String?
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    struct Report: Encodable {
+        var removed: Int
+        var entries: Int
+        var bytes: UInt
+    }
+
+    func run() throws {
+        let limit = try sizeLimit.map(CacheText.parseSize)
+        let storage = try location.openStorage()
+        var removed = try storage.removeExpiredValues().count
+        if let limit {
+            storage.config.sizeLimit = limit
+            removed += try storage.removeSizeExceededValues().count
+        }
+        let entries = try storage.entries()
+        let report = Report(removed: removed, entries: entries.count,
+                            bytes: entries.reduce(0) { $0 + UInt(max(0, $1.size)) })
+        if json {
+            try CacheText.printJSON(report)
+        } else {
+            print("removed \(report.removed) files; \(report.entries) entries, \(CacheText.bytes(report.bytes)) remain")
+        }
+    }
+}
+
+/// `kf cache clear`: remove every entry.
+struct CacheClearCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clear",
+        abstract: "Remove every cached entry (the folder stays)."
+    )
+
+    @OptionGroup var location: CacheLocationOptions
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    struct Report: Encodable {
+        var removed: Int
+        var bytes: UInt
+    }
+
+    func run() throws {
+        let storage = try location.openStorage()
+        let entries = try storage.entries()
+        try storage.removeAll()
+        let report = Report(removed: entries.count, bytes: entries.reduce(0) { $0 + UInt(max(0, $1.size)) })
+        if json {
+            try CacheText.printJSON(report)
+        } else {
+            print("removed \(report.removed) entries, \(CacheText.bytes(report.bytes))")
+        }
+    }
+}
+
+/// `kf cache path [KEY]`: the cache folder, or the file that holds a key.
+struct CachePathCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "path",
+        abstract: "Print the cache folder, or with KEY the file that holds (or would hold) it.",
+        discussion: "The key of a downloaded image is its URL; with --processor the key is KEY@identifier."
+    )
+
+    @OptionGroup var location: CacheLocationOptions
+
+    @Argument(help: "A cache key, usually an image URL.")
+    var key: String?
+
+    @Option(help: ArgumentHelp("The processor chain the image was cached with, e.g. 'downsample(64x64)'.", valueName: "SPEC"))
+    var processor: String?
+
+    @Flag(help: "Print one JSON object instead of text.")
+    var json = false
+
+    struct Report: Encodable {
+        var path: String
+        var key: String?
+        var cached: Bool?
+    }
+
+    func run() throws {
+        var identifier = ""
+        if let processor {
+            do {
+                identifier = try ProcessorSpec(parsing: processor).processor().identifier
+            } catch {
+                throw CLIError.usage("bad --processor: \(error)")
+            }
+        }
+        let cache = try location.openCache()
+        var report = Report(path: cache.diskStorage.directoryURL.path)
+        if let key {
+            report.path = cache.cachePath(forKey: key, processorIdentifier: identifier)
+            report.key = key.isEmpty || identifier.isEmpty ? key : "\(key)@\(identifier)"
+            report.cached = cache.diskStorage.isCached(forKey: report.key ?? key)
+        }
+        if json {
+            try CacheText.printJSON(report)
+        } else {
+            print(report.path)
+        }
+    }
+}
+
+/// How `kf cache` writes sizes, dates and JSON.
+enum CacheText {
+    static func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+
+    static func bytes(_ count: UInt) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    static func padded(_ text: String, to width: Int) -> String {
+        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    }
+
+    static func expiration(_ expiration: StorageExpiration) -> String {
+        switch expiration {
+        case .never: return "never"
+        case .seconds(let seconds): return "\(seconds) s after last access"
+        case .days(let days): return "\(days) days after last access"
+        case .date(let date): return "at \(timestamp(date))"
+        case .expired: return "immediately"
+        }
+    }
+
+    /// Parses `123`, `64K`, `500M`, `2G` (powers of 1024).
+    static func parseSize(_ text: String) throws -> UInt {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
+        let multipliers: [Character: UInt] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = trimmed
+        var multiplier: UInt = 1
+        if let last = trimmed.last, let factor = multipliers[last] {
+            multiplier = factor
+            digits = String(trimmed.dropLast())
+        }
+        guard let number = UInt(digits), case let (product, overflow) = number.multipliedReportingOverflow(by: multiplier), !overflow else {
+            throw CLIError.usage("bad size '\(text)': give bytes, or a number with K, M or G")
+        }
+        return product
+    }
+}
