@@ -95,6 +95,13 @@ struct DiskJournalState {
             // A writer killed mid-append (or a damaged file): cut the tail so appends stay framed.
             guard ftruncate(journalFD, off_t(offset)) == 0 else { throw DiskIO.posixError() }
         }
+        if locked { markGenerationSeen() }
+    }
+
+    /// Under the folder's lock nobody else can bump the generation, so once caught up (or after
+    /// our own bump) the current value is one we have seen.
+    private mutating func markGenerationSeen() {
+        seenGeneration = generation?.value ?? 0
     }
 
     /// Empties the journal in place (header only) and the index. Needs the folder's lock.
@@ -104,6 +111,7 @@ struct DiskJournalState {
         try DiskJournalRecord.header.withUnsafeBytes { try DiskIO.writeAll(journalFD, $0) }
         offset = DiskJournalRecord.header.count
         generation?.bump()
+        markGenerationSeen()
     }
 
     /// Appends `records` to the journal and applies them. Needs the folder's lock and a caught-up index.
@@ -123,6 +131,7 @@ struct DiskJournalState {
         }
         offset += bytes.count
         generation?.bump()
+        markGenerationSeen()
     }
 
     /// Whether the journal is worth rewriting: over 1 MB and over 4 times what the live entries need.
@@ -149,11 +158,13 @@ struct DiskJournalState {
         close()
         try catchUp(paths, locked: true)
         generation?.bump()
+        markGenerationSeen()
     }
 
     /// Tells other processes the journal changed.
-    func bumpGeneration() {
+    mutating func bumpGeneration() {
         generation?.bump()
+        markGenerationSeen()
     }
 
     /// Forgets the journal and the index (the files were removed, or the journal replaced).
