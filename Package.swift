@@ -51,6 +51,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "cache-stress", dependencies: ["Kingfisher"], path: "Tests/CacheStress"),
         .testTarget(
             name: "KingfisherTests",
             dependencies: ["Kingfisher"],

@@ -1,0 +1,247 @@
+import Foundation
+import Synchronization
+
+extension DiskStorage {
+    /// A disk storage for values of type `T`, in one cache folder, safe to share between threads
+    /// and between processes.
+    ///
+    /// See ``DiskStorage`` for how the metadata is kept. Every time decision reads
+    /// `config.clock`. Reads take no lock; changes (stores, removals, the bookkeeping of reads)
+    /// take the folder's lock for a moment.
+    public final class Backend<T: DataTransformable>: Sendable {
+        private let settings: Mutex<Config>
+        let metadata: DiskMetadataStore
+        private let temporaryCounter = Atomic<Int>(0)
+
+        /// The configuration; changing it affects later calls (the folder stays where it is).
+        public var config: Config {
+            get { settings.withLock { $0 } }
+            set { settings.withLock { $0 = newValue } }
+        }
+
+        /// The cache folder: `<parent>/com.onevcat.Kingfisher.ImageCache.<name>`.
+        public let directoryURL: URL
+
+        /// A storage in the folder `config` names, creating the folder when needed.
+        ///
+        /// Throws `.cacheError(.cannotCreateDirectory)` when the folder cannot be created, and
+        /// `.cacheError(.cacheIndexFailed)` when its journal cannot be opened.
+        public convenience init(config: Config) throws {
+            self.init(settings: config)
+            try metadata.exclusive(create: true) {}
+        }
+
+        /// A storage that never throws: when the folder cannot be set up now, reads are misses
+        /// and the next store tries again (throwing if it still cannot).
+        ///
+        /// With `creatingDirectory` false, a missing folder is left alone until the first store.
+        public convenience init(noThrowConfig config: Config, creatingDirectory: Bool) {
+            self.init(settings: config)
+            do {
+                try metadata.exclusive(create: creatingDirectory) {}
+            } catch {
+                // Remembered by the state of the store: the index stays empty and the next
+                // store creates the folder or throws.
+            }
+        }
+
+        private init(settings config: Config) {
+            settings = Mutex(config)
+            directoryURL = config.cacheFolderURL
+            metadata = DiskMetadataStore(folder: directoryURL)
+        }
+
+        // MARK: - Names
+
+        /// The file name `key` is stored under (see ``DiskStorage/Config`` for the rules).
+        public func cacheFileName(forKey key: String, forcedExtension: String? = nil) -> String {
+            DiskFileName.name(forKey: key, forcedExtension: forcedExtension, config: config)
+        }
+
+        /// The file `key` is stored in, whether or not it is cached.
+        public func cacheFileURL(forKey key: String, forcedExtension: String? = nil) -> URL {
+            directoryURL.appendingPathComponent(cacheFileName(forKey: key, forcedExtension: forcedExtension),
+                                                isDirectory: false)
+        }
+
+        // MARK: - Storing
+
+        /// Stores `value` for `key`, replacing what was there, atomically.
+        ///
+        /// The entry expires per `expiration` (else `config.expiration`), counted from now by the
+        /// clock; an already expired expiration stores nothing. When the folder goes over
+        /// `sizeLimit`, least-recently-used entries are removed down to half of it. `writeOptions`
+        /// is accepted for Kingfisher's signature; writes are always atomic. Throws
+        /// `.cannotConvertToData`, `.cannotCreateDirectory`, `.cannotCreateCacheFile` or
+        /// `.cacheIndexFailed` (as `.cacheError`).
+        public func store(value: T, forKey key: String, expiration: StorageExpiration? = nil,
+                          writeOptions: Data.WritingOptions = [], forcedExtension: String? = nil) throws {
+            let config = self.config
+            let expiration = expiration ?? config.expiration
+            guard !expiration.isExpired else { return }
+            let data: Data
+            do {
+                data = try value.toData()
+            } catch {
+                throw KingfisherError.cacheError(reason: .cannotConvertToData(object: value, error: error))
+            }
+            let name = DiskFileName.name(forKey: key, forcedExtension: forcedExtension, config: config)
+            let fileURL = directoryURL.appendingPathComponent(name, isDirectory: false)
+            let temporary = try writeTemporaryFile(data, key: key, fileURL: fileURL)
+            do {
+                try metadata.exclusive(create: true) {
+                    do {
+                        try DiskIO.renameFile(temporary, fileURL.path)
+                    } catch {
+                        throw KingfisherError.cacheError(
+                            reason: .cannotCreateCacheFile(fileURL: fileURL, key: key, data: data, error: error))
+                    }
+                    let now = config.clock.now()
+                    try metadata.append([.put(
+                        name: name, key: key, size: data.count, lastAccess: now.timeIntervalSince1970,
+                        expiry: expiration.estimatedExpirationSince(now).timeIntervalSince1970,
+                        expiration: expiration)])
+                    if config.sizeLimit > 0 {
+                        _ = try trimLocked(toFit: config.sizeLimit)
+                    }
+                }
+            } catch {
+                DiskIO.removeFile(temporary)
+                throw error
+            }
+        }
+
+        /// Writes `data` to a new temporary file in the cache folder, creating the folder if it is gone.
+        private func writeTemporaryFile(_ data: Data, key: String, fileURL: URL) throws -> String {
+            let count = temporaryCounter.wrappingAdd(1, ordering: .relaxed).newValue
+            let path = metadata.paths.folder + "/" + DiskFileName.temporaryPrefix + "\(getpid())-\(count)"
+            for attempt in 0..<3 {
+                do {
+                    try DiskIO.writeNewFile(atPath: path, data: data)
+                    return path
+                } catch let error as POSIXError where attempt < 2 && (error.code == .ENOENT || error.code == .ENOTDIR) {
+                    try metadata.makeFolders()
+                } catch let error as POSIXError where attempt < 2 && error.code == .EEXIST {
+                    // Left by a killed process that had our pid.
+                    DiskIO.removeFile(path)
+                } catch {
+                    throw KingfisherError.cacheError(
+                        reason: .cannotCreateCacheFile(fileURL: fileURL, key: key, data: data, error: error))
+                }
+            }
+            throw KingfisherError.cacheError(reason: .cannotCreateCacheFile(
+                fileURL: fileURL, key: key, data: data, error: DiskIO.posixError(EIO)))
+        }
+
+        // MARK: - Reading
+
+        /// The value for `key`, or nil when it is not cached, expired, or its file is gone.
+        ///
+        /// A hit records the access and extends the expiry per `extendingExpiration`
+        /// (`.cacheTime` restarts the expiration the entry was stored with). An expired entry is
+        /// removed. Throws `.cacheError(.cannotLoadDataFromDisk)` when the file cannot be read or
+        /// its bytes do not make a `T`.
+        public func value(forKey key: String, forcedExtension: String? = nil,
+                          extendingExpiration: ExpirationExtending = .cacheTime) throws -> T? {
+            let config = self.config
+            let name = DiskFileName.name(forKey: key, forcedExtension: forcedExtension, config: config)
+            guard let item = metadata.item(named: name) else { return nil }
+            let now = config.clock.now()
+            if item.isExpired(at: now.timeIntervalSince1970) {
+                removeIfExpired(name, at: now)
+                return nil
+            }
+            let fileURL = directoryURL.appendingPathComponent(name, isDirectory: false)
+            guard let data = try readEntry(name, item: item, fileURL: fileURL) else { return nil }
+            touch(name, at: now, extending: extendingExpiration)
+            do {
+                return try T.fromData(data)
+            } catch {
+                throw KingfisherError.cacheError(reason: .cannotLoadDataFromDisk(url: fileURL, error: error))
+            }
+        }
+
+        /// Whether `key` has a live entry whose file exists. Never extends the expiry.
+        public func isCached(forKey key: String, forcedExtension: String? = nil) -> Bool {
+            let config = self.config
+            let name = DiskFileName.name(forKey: key, forcedExtension: forcedExtension, config: config)
+            guard let item = metadata.item(named: name),
+                  !item.isExpired(at: config.clock.now().timeIntervalSince1970) else { return false }
+            return DiskIO.fileExists(metadata.paths.entry(name))
+        }
+
+        /// The bytes of entry `name`, checked against the index; nil (and the index repaired) when
+        /// the file is gone or is not what the index says.
+        private func readEntry(_ name: String, item: DiskIndex.Item, fileURL: URL) throws -> Data? {
+            do {
+                if case .data(let data) = try DiskIO.readFile(atPath: fileURL.path, expectedSize: item.size) {
+                    return data
+                }
+                // Replaced or removed by someone else: look again holding the lock, where the
+                // files and the journal agree.
+                return try metadata.exclusive(create: false) {
+                    guard let current = metadata.withIndex({ $0[name] }) else { return nil }
+                    switch try DiskIO.readFile(atPath: fileURL.path, expectedSize: current.size) {
+                    case .data(let data):
+                        return data
+                    case .missing:
+                        try metadata.append([.remove(name: name)])
+                    case .sizeMismatch:
+                        DiskIO.removeFile(fileURL.path)
+                        try metadata.append([.remove(name: name)])
+                    }
+                    return nil
+                }
+            } catch is DiskMetadataStore.NotReady {
+                metadata.forgetFolder()
+                return nil
+            } catch let error as KingfisherError {
+                throw error
+            } catch {
+                throw KingfisherError.cacheError(reason: .cannotLoadDataFromDisk(url: fileURL, error: error))
+            }
+        }
+
+        /// Records a read of `name` at `now`, extending its expiry per `extending`. Best effort.
+        private func touch(_ name: String, at now: Date, extending: ExpirationExtending) {
+            try? metadata.exclusive(create: false) {
+                guard let item = metadata.withIndex({ $0[name] }) else { return }
+                let expiry: Double
+                switch extending {
+                case .none: expiry = item.expiry
+                case .cacheTime: expiry = item.expiration.estimatedExpirationSince(now).timeIntervalSince1970
+                case .expirationTime(let expiration): expiry = expiration.estimatedExpirationSince(now).timeIntervalSince1970
+                }
+                try metadata.append([.touch(name: name, lastAccess: now.timeIntervalSince1970, expiry: expiry)])
+            }
+        }
+
+        /// Removes `name` if it is still expired once the index is caught up. Best effort.
+        private func removeIfExpired(_ name: String, at now: Date) {
+            try? metadata.exclusive(create: false) {
+                guard let item = metadata.withIndex({ $0[name] }),
+                      item.isExpired(at: now.timeIntervalSince1970) else { return }
+                DiskIO.removeFile(metadata.paths.entry(name))
+                try metadata.append([.remove(name: name)])
+            }
+        }
+
+        // MARK: - Removing
+
+        /// Removes the entry for `key`, if any. Throws `.cacheError(.cacheIndexFailed)` when the
+        /// removal cannot be recorded.
+        public func remove(forKey key: String, forcedExtension: String? = nil) throws {
+            let name = cacheFileName(forKey: key, forcedExtension: forcedExtension)
+            do {
+                try metadata.exclusive(create: false) {
+                    DiskIO.removeFile(metadata.paths.entry(name))
+                    if metadata.withIndex({ $0[name] != nil }) {
+                        try metadata.append([.remove(name: name)])
+                    }
+                }
+            } catch is DiskMetadataStore.NotReady {
+                metadata.forgetFolder()
+            }
+        }
+    }
+}

@@ -1,0 +1,200 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The in-memory level of the cache: a strict least-recently-used store bounded by cost and count.
+///
+/// ``MemoryStorage/Backend`` holds the values; ``MemoryStorage/Config`` sets its limits,
+/// default expiration and purge interval.
+public enum MemoryStorage {
+    /// A thread-safe, strictly least-recently-used store of values with a cost, each with an expiry.
+    ///
+    /// Reads and writes are O(1): a dictionary finds the entry, a linked list kept in an array
+    /// orders entries by use. One `Mutex` guards everything, so every call sees a consistent
+    /// state and `count`/`totalCost` never exceed the limits after a call returns. A read
+    /// (``value(forKey:extendingExpiration:)``) makes the value the most recently used; a store
+    /// evicts from the least recently used end until the new value fits both limits.
+    ///
+    /// Expired values are never returned. They are dropped when read, by ``removeExpired()``,
+    /// and every ``Config/cleanInterval`` seconds by a Dispatch timer that holds the backend
+    /// weakly and stops when the backend is released. Unlike `NSCache`, nothing is evicted
+    /// behind the caller's back other than by these rules.
+    public final class Backend<T: CacheCostCalculable>: Sendable {
+        private struct State {
+            var config: Config
+            var table = LRUTable<T>()
+        }
+
+        private let state: Mutex<State>
+        /// The purge timer, replaced when a new config changes the interval; nil when off.
+        private let cleaningTimer = Mutex<DispatchSourceTimer?>(nil)
+
+        /// The limits, default expiration, purge interval and clock.
+        ///
+        /// Setting it applies the new limits at once, evicting the least recently used values
+        /// until both fit, and restarts the purge timer when the interval changed. Values already
+        /// stored keep their expiry.
+        public var config: Config {
+            get { state.withLock { $0.config } }
+            set {
+                let intervalChanged = state.withLock { state -> Bool in
+                    let changed = !state.config.cleanInterval.isSameInterval(as: newValue.cleanInterval)
+                    state.config = newValue
+                    Self.evict(&state, toFitCost: 0, count: 0)
+                    return changed
+                }
+                if intervalChanged { scheduleCleaning(every: newValue.cleanInterval) }
+            }
+        }
+
+        /// A storage with these limits; it starts its purge timer right away.
+        public init(config: Config) {
+            state = Mutex(State(config: config))
+            scheduleCleaning(every: config.cleanInterval)
+        }
+
+        deinit {
+            cleaningTimer.withLock { $0?.cancel() }
+        }
+
+        /// Stores `value` as the most recently used, replacing any value under `key`.
+        ///
+        /// The value expires after `expiration`, or the config's when nil, counted from the
+        /// config's clock. Least recently used values are evicted until both limits hold. A value
+        /// that is already expired, or costs more than ``Config/totalCostLimit`` on its own, is
+        /// not stored, and the value previously under `key` is removed all the same.
+        public func store(value: T, forKey key: String, expiration: StorageExpiration? = nil) {
+            let cost = max(0, value.cacheCost)
+            state.withLock { state in
+                if let slot = state.table.slot(forKey: key) { state.table.remove(at: slot) }
+                let config = state.config
+                let expiration = expiration ?? config.expiration
+                guard !expiration.isExpired, cost <= config.totalCostLimit, config.countLimit > 0 else { return }
+                let now = config.clock.now()
+                let expiry = expiration.estimatedExpirationSince(now)
+                guard expiry > now else { return }
+                Self.evict(&state, toFitCost: cost, count: 1)
+                state.table.insert(key: key, value: value, cost: cost, expiry: expiry, expiration: expiration)
+            }
+        }
+
+        /// The value under `key` when it has not expired, made the most recently used.
+        ///
+        /// `extendingExpiration` decides the new expiry: `.none` keeps it, `.cacheTime` restarts
+        /// the expiration the value was stored with from now, `.expirationTime(e)` sets it to `e`
+        /// from now (an `e` that is already expired returns the value one last time and drops it).
+        /// An expired value is removed and gives nil.
+        public func value(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime) -> T? {
+            state.withLock { state in
+                guard let slot = state.table.slot(forKey: key) else { return nil }
+                let now = state.config.clock.now()
+                guard state.table.entries[slot].expiry > now else {
+                    state.table.remove(at: slot)
+                    return nil
+                }
+                let value = state.table.entries[slot].value
+                switch extendingExpiration {
+                case .none:
+                    break
+                case .cacheTime:
+                    let expiry = state.table.entries[slot].expiration.estimatedExpirationSince(now)
+                    state.table.setExpiry(expiry, at: slot)
+                case .expirationTime(let expiration):
+                    let expiry = expiration.estimatedExpirationSince(now)
+                    guard expiry > now else {
+                        state.table.remove(at: slot)
+                        return value
+                    }
+                    state.table.setExpiry(expiry, at: slot)
+                }
+                state.table.touch(slot)
+                return value
+            }
+        }
+
+        /// True when a value under `key` has not expired; neither extends it nor changes the order of use.
+        public func isCached(forKey key: String) -> Bool {
+            state.withLock { state in
+                guard let slot = state.table.slot(forKey: key) else { return false }
+                return state.table.entries[slot].expiry > state.config.clock.now()
+            }
+        }
+
+        /// Removes the value under `key`, if any.
+        public func remove(forKey key: String) {
+            state.withLock { state in
+                if let slot = state.table.slot(forKey: key) { state.table.remove(at: slot) }
+            }
+        }
+
+        /// Removes every value and releases the storage's memory.
+        public func removeAll() {
+            state.withLock { $0.table.removeAll() }
+        }
+
+        /// Removes every expired value; O(number of values).
+        public func removeExpired() {
+            state.withLock { state in
+                let now = state.config.clock.now()
+                state.table.removeEntries { $0.expiry <= now }
+            }
+        }
+
+        /// The number of values held, including expired ones not yet removed.
+        public var count: Int {
+            state.withLock { $0.table.count }
+        }
+
+        /// The sum of the costs of the values held, including expired ones not yet removed.
+        public var totalCost: Int {
+            state.withLock { $0.table.totalCost }
+        }
+
+        /// The keys of the values that have not expired, a snapshot taken in O(number of values).
+        public var keys: Set<String> {
+            state.withLock { state in
+                let now = state.config.clock.now()
+                var keys = Set<String>(minimumCapacity: state.table.count)
+                state.table.forEachSlot { slot in
+                    let entry = state.table.entries[slot]
+                    if entry.expiry > now { keys.insert(entry.key) }
+                }
+                return keys
+            }
+        }
+
+        /// Evicts least recently used values until `cost` more and `count` more fit the limits.
+        private static func evict(_ state: inout State, toFitCost cost: Int, count: Int) {
+            let costRoom = state.config.totalCostLimit - cost
+            let countRoom = state.config.countLimit - count
+            while state.table.count > countRoom || state.table.totalCost > costRoom {
+                guard state.table.removeOldest() else { return }
+            }
+        }
+
+        /// Replaces the purge timer by one firing every `interval` seconds, or by none.
+        private func scheduleCleaning(every interval: TimeInterval) {
+            cleaningTimer.withLock { timer in
+                timer?.cancel()
+                timer = nil
+                guard interval.isFinite, interval > 0 else { return }
+                // Between 1 ms (no busy loop) and 10 years (no overflow of DispatchTime).
+                let nanoseconds = Int(min(max(interval, 0.001), 315_360_000) * 1_000_000_000)
+                let source = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+                source.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
+                                leeway: .nanoseconds(nanoseconds / 10))
+                source.setEventHandler { [weak self] in self?.removeExpired() }
+                source.resume()
+                timer = source
+            }
+        }
+    }
+}
+
+private extension TimeInterval {
+    /// Equality where every "no timer" interval (≤ 0, NaN, infinite) counts as the same.
+    func isSameInterval(as other: TimeInterval) -> Bool {
+        let off = !(isFinite && self > 0), otherOff = !(other.isFinite && other > 0)
+        return off && otherOff || self == other
+    }
+}

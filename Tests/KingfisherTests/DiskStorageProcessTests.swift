@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import Kingfisher
+
+/// Several processes on one cache folder, through the `cache-stress` executable.
+@Suite struct DiskStorageProcessTests {
+    /// The `cache-stress` built beside this test bundle.
+    static func stressURL() throws -> URL {
+        var directory = Bundle.module.bundleURL.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = directory.appendingPathComponent("cache-stress")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "cache-stress next to \(Bundle.module.bundleURL.path)"])
+    }
+
+    /// The same key-derived bytes `cache-stress` writes.
+    static func payload(forKey key: String, maxSize: Int) -> Data {
+        var seed: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.utf8 { seed = (seed ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let size = Int(seed % UInt64(maxSize)) + key.utf8.count + 1
+        var bytes = [UInt8](key.utf8) + [0]
+        bytes.reserveCapacity(size)
+        var state = seed | 1
+        while bytes.count < size {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            bytes.append(UInt8(truncatingIfNeeded: state))
+        }
+        return Data(bytes)
+    }
+
+    static func storage(parent: URL) throws -> DiskStorage.Backend<Data> {
+        var config = DiskStorage.Config(name: "shared", sizeLimit: 0, directory: parent)
+        config.expiration = .never
+        return try DiskStorage.Backend<Data>(config: config)
+    }
+
+    @Test func aWriterKilledMidStreamLeavesNothingThatReadsBackWrong() throws {
+        let fixture = try DiskFixture()
+        defer { fixture.remove() }
+        let process = Process()
+        process.executableURL = try Self.stressURL()
+        process.arguments = ["write", fixture.parent.path, "shared", "w"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // Wait for real progress (lines the child prints after each store), then kill it in
+        // the middle of whatever it is writing.
+        let target = 40 + Int.random(in: 0..<20)
+        var printed = ""
+        var stored = -1
+        while stored < target {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break } // the child died on its own
+            printed += String(decoding: chunk, as: UTF8.self)
+            stored = printed.split(separator: "\n").last.flatMap { Int($0.dropFirst("stored ".count)) } ?? stored
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(stored >= target)
+
+        let storage = try Self.storage(parent: fixture.parent)
+        func verifyAll() throws {
+            for index in 0...(stored + 2) {
+                let key = "w-\(index)"
+                if let value = try storage.value(forKey: key) {
+                    #expect(value == Self.payload(forKey: key, maxSize: 300_000), "\(key)")
+                } else {
+                    #expect(index > stored, "\(key) was stored but is missing")
+                }
+            }
+            for entry in try storage.entries() {
+                #expect(try Data(contentsOf: entry.fileURL).count == entry.size)
+            }
+        }
+        try verifyAll()
+        _ = try storage.removeExpiredValues() // adopts a renamed-but-unrecorded file, drops the dead writer's temp file
+        try verifyAll()
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: storage.directoryURL.path)
+            .filter { $0.hasPrefix(".kf-tmp-") }
+        #expect(leftovers.isEmpty)
+        // The journal still takes appends after the torn tail.
+        try storage.store(value: Data([1]), forKey: "after")
+        #expect(try Self.storage(parent: fixture.parent).value(forKey: "after") == Data([1]))
+    }
+
+    @Test func twoProcessesWritingAndReadingLoseNothing() throws {
+        let fixture = try DiskFixture()
+        defer { fixture.remove() }
+        let done = fixture.parent.appendingPathComponent("done")
+        try FileManager.default.createDirectory(at: done, withIntermediateDirectories: true)
+        let count = 300
+        let children = try [("a", "b"), ("b", "a")].map { me, other in
+            let process = Process()
+            process.executableURL = try Self.stressURL()
+            process.arguments = ["pair", fixture.parent.path, "shared", me, other, "\(count)", done.path]
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            return (process, errors)
+        }
+        for (process, errors) in children {
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(message)")
+        }
+        let storage = try Self.storage(parent: fixture.parent)
+        var expectedSize = 0
+        for me in ["a", "b"] {
+            for index in 0..<count {
+                let key = "\(me)-\(index)"
+                let expected = Self.payload(forKey: key, maxSize: 32_000)
+                expectedSize += expected.count
+                #expect(try storage.value(forKey: key) == expected, "\(key)")
+            }
+        }
+        #expect(try storage.entries().count == 2 * count)
+        #expect(try storage.totalSize() == UInt(expectedSize))
+    }
+}
