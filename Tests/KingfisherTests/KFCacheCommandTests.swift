@@ -3,13 +3,18 @@ import Testing
 @testable import Kingfisher
 
 @Suite struct KFCacheCommandTests {
+    /// The identifier `kf` gives `blur(2)`.
+    static func blurIdentifier() throws -> String {
+        try ProcessorSpec(parsing: "blur(2)").processor().identifier
+    }
+
     /// A cache folder holding two entries written through the library, as `kf` would find it.
     static func populatedFolder() async throws -> (parent: URL, cache: ImageCache) {
         let parent = try KFCommandTests.temporaryDirectory()
         let cache = try ImageCache(name: "default", cacheDirectoryURL: parent)
         let png = try #require(TestImages.gradient(width: 20, height: 10).kf.pngRepresentation())
         try await cache.storeToDisk(png, forKey: "https://example.com/one.png")
-        try await cache.storeToDisk(png + png, forKey: "https://example.com/two.png", processorIdentifier: "blur(2.0)")
+        try await cache.storeToDisk(png + png, forKey: "https://example.com/two.png", processorIdentifier: try blurIdentifier())
         return (parent, cache)
     }
 
@@ -34,7 +39,7 @@ import Testing
         #expect(list.status == 0)
         let lines = try list.stdout.split(separator: "\n").map(Self.jsonObject)
         let keys = Set(lines.compactMap { $0["key"] as? String })
-        #expect(keys == ["https://example.com/one.png", "https://example.com/two.png@blur(2.0)"])
+        #expect(keys == ["https://example.com/one.png", "https://example.com/two.png@\(try Self.blurIdentifier())"])
         #expect(lines.allSatisfy { $0["expires"] is String && $0["lastAccess"] is String })
 
         let text = try KFCommandTests.run(["cache", "ls", "--cache-dir", parent.path])
@@ -52,7 +57,7 @@ import Testing
         ])
         #expect(processed.status == 0)
         let object = try Self.jsonObject(Substring(processed.stdout))
-        #expect(object["path"] as? String == cache.cachePath(forKey: "https://example.com/two.png", processorIdentifier: "blur(2.0)"))
+        #expect(object["path"] as? String == cache.cachePath(forKey: "https://example.com/two.png", processorIdentifier: try Self.blurIdentifier()))
         #expect(object["cached"] as? Bool == true)
     }
 
