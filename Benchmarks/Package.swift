@@ -11,6 +11,7 @@ let package = Package(
             name: "codec-bench",
             dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]
         ),
+        .executableTarget(name: "disk-cache-bench", dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -154,4 +154,19 @@ import Testing
         fixture.clock.advance(101)
         #expect(Set(try storage.removeExpiredValues()) == Set(["known", "orphan"].map { storage.cacheFileURL(forKey: $0) }))
     }
+
+    @Test func threadsOfOneProcessShareAStorage() throws {
+        let fixture = try DiskFixture()
+        defer { fixture.remove() }
+        let storage = try fixture.storage()
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<50 {
+                let key = "t\(thread)-\(index)"
+                try? storage.store(value: Data(key.utf8), forKey: key)
+                #expect((try? storage.value(forKey: key)) == Data(key.utf8))
+            }
+        }
+        #expect(try storage.entries().count == 400)
+        #expect(try fixture.storage().value(forKey: "t7-49") == Data("t7-49".utf8))
+    }
 }

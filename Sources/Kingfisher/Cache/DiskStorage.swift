@@ -19,8 +19,15 @@ import Foundation
 /// Other processes' changes are noticed through a shared 8-byte generation counter
 /// (`.kf/generation`, mapped into memory) that every writer bumps after appending: a miss in the
 /// index compares it with the last value seen — a memory read, no system call — and reads the
-/// journal tail only when it moved. The journal is compacted (rewritten and renamed over) when it
-/// grows well past what the live entries need.
+/// journal tail only when it moved. Unlike an inotify watch, this is synchronous: once a store
+/// returns in one process, a lookup in any other process sees it. The journal is compacted
+/// (rewritten and renamed over) when it grows past 1 MB and 4 times what the live entries need.
+///
+/// Each read appends one touch record under the lock (measured at a few microseconds next to
+/// reading a file; not batched, so recency and extended expiry are never lost to a crash).
+/// ``Backend/removeExpiredValues()`` also adopts files no record names (renamed in by a process
+/// killed before recording them: they are complete, since only finished temporary files are
+/// renamed) and deletes temporary files whose writer is dead or that are over an hour old.
 ///
 /// Values are written to a temporary file in the cache folder and renamed into place, so no
 /// reader ever sees half a file, and a file's size is checked against the index when read. Files

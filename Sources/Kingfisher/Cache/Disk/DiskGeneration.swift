@@ -12,7 +12,9 @@ import Darwin
 /// Reading it is a memory load, so a lookup that misses the index can tell whether another
 /// process changed the journal without a system call. The file is created 4 KB long by a writer
 /// holding the folder's lock and never shrunk by the storage; it is mapped only when at least
-/// 8 bytes long (a shorter file is ignored and lookups fall back to reading the journal).
+/// 8 bytes long (a shorter file is ignored and lookups fall back to reading the journal). Like any
+/// shared mapping, it relies on nobody truncating the file while it is mapped (deleting it, or the
+/// whole folder, is harmless: the mapping keeps the old file alive).
 struct DiskGeneration {
     private let pointer: UnsafeMutablePointer<Atomic<UInt64>>
     let identity: FileIdentity
