@@ -45,13 +45,15 @@ public enum MemoryStorage {
         public var config: Config {
             get { state.withLock { $0.config } }
             set {
-                let intervalChanged = state.withLock { state -> Bool in
-                    let changed = !state.config.cleanInterval.isSameInterval(as: newValue.cleanInterval)
+                state.withLock { state in
+                    // The timer is replaced under the state lock so that concurrent setters leave
+                    // the timer matching the config that won. Lock order: state, then timer.
+                    if !state.config.cleanInterval.isSameInterval(as: newValue.cleanInterval) {
+                        scheduleCleaning(every: newValue.cleanInterval)
+                    }
                     state.config = newValue
                     Self.evict(&state, toFitCost: 0, count: 0)
-                    return changed
                 }
-                if intervalChanged { scheduleCleaning(every: newValue.cleanInterval) }
             }
         }
 
