@@ -12,6 +12,10 @@ let package = Package(
             dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]
         ),
         .executableTarget(name: "disk-cache-bench", dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]),
+        .executableTarget(
+            name: "memory-cache-bench",
+            dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

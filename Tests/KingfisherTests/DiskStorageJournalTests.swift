@@ -151,7 +151,7 @@ import Testing
         let adopted = try storage.entries().first { $0.fileURL.lastPathComponent == "orphan".kf.sha256 }
         #expect(adopted?.key == nil && adopted?.size == 2)
         #expect(try storage.totalSize() == 3)
-        fixture.clock.advance(101)
+        fixture.clock.advance(by: 101)
         #expect(Set(try storage.removeExpiredValues()) == Set(["known", "orphan"].map { storage.cacheFileURL(forKey: $0) }))
     }
 

@@ -3,15 +3,6 @@ import Synchronization
 import Testing
 @testable import Kingfisher
 
-/// A clock the test moves by hand.
-final class ManualClock: Sendable {
-    private let date: Mutex<Date>
-    init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) { date = Mutex(start) }
-    var now: Date { date.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { date.withLock { $0.addTimeInterval(seconds) } }
-    var cacheClock: CacheClock { CacheClock { self.now } }
-}
-
 /// A throwaway parent folder and storages in it.
 struct DiskFixture {
     let parent: URL
@@ -25,7 +16,7 @@ struct DiskFixture {
     func config(sizeLimit: UInt = 0, expiration: StorageExpiration = .days(7)) -> DiskStorage.Config {
         var config = DiskStorage.Config(name: "test", sizeLimit: sizeLimit, directory: parent)
         config.expiration = expiration
-        config.clock = clock.cacheClock
+        config.clock = clock.clock
         return config
     }
 
@@ -127,15 +118,15 @@ struct DiskFixture {
         #expect(expiries["never"] == .distantFuture)
         #expect(expiries["short"] == fixture.clock.now.addingTimeInterval(10))
 
-        fixture.clock.advance(11)
+        fixture.clock.advance(by: 11)
         #expect(!storage.isCached(forKey: "short"))
         #expect(try storage.value(forKey: "short") == nil)
         #expect(!FileManager.default.fileExists(atPath: storage.cacheFileURL(forKey: "short").path))
         #expect(try storage.value(forKey: "date", extendingExpiration: .none) == Data([5]))
-        fixture.clock.advance(40)
+        fixture.clock.advance(by: 40)
         #expect(try storage.value(forKey: "date") == nil)
         #expect(try storage.value(forKey: "default", extendingExpiration: .none) == Data([1]))
-        fixture.clock.advance(50)
+        fixture.clock.advance(by: 50)
         #expect(try storage.removeExpiredValues() == [storage.cacheFileURL(forKey: "default")])
         #expect(try storage.value(forKey: "never") == Data([3]))
         #expect(try storage.entries().map(\.key) == ["never"])
@@ -148,20 +139,20 @@ struct DiskFixture {
         for key in ["none", "cacheTime", "expirationTime", "isCached"] {
             try storage.store(value: Data(key.utf8), forKey: key, expiration: .seconds(10))
         }
-        fixture.clock.advance(8)
+        fixture.clock.advance(by: 8)
         #expect(try storage.value(forKey: "none", extendingExpiration: .none) != nil)
         #expect(try storage.value(forKey: "cacheTime", extendingExpiration: .cacheTime) != nil)
         #expect(try storage.value(forKey: "expirationTime", extendingExpiration: .expirationTime(.seconds(60))) != nil)
         #expect(storage.isCached(forKey: "isCached"))
-        fixture.clock.advance(4) // 12 s after the store
+        fixture.clock.advance(by: 4) // 12 s after the store
         #expect(try storage.value(forKey: "none") == nil)
         #expect(!storage.isCached(forKey: "isCached"))
         #expect(try storage.value(forKey: "cacheTime", extendingExpiration: .none) != nil)
         #expect(try storage.value(forKey: "expirationTime", extendingExpiration: .none) != nil)
-        fixture.clock.advance(7) // 19 s: the cacheTime read restarted 10 s at 8 s
+        fixture.clock.advance(by: 7) // 19 s: the cacheTime read restarted 10 s at 8 s
         #expect(try storage.value(forKey: "cacheTime") == nil)
         #expect(try storage.value(forKey: "expirationTime", extendingExpiration: .none) != nil)
-        fixture.clock.advance(50) // 69 s: 60 s from the read at 8 s
+        fixture.clock.advance(by: 50) // 69 s: 60 s from the read at 8 s
         #expect(try storage.value(forKey: "expirationTime") == nil)
     }
 
@@ -173,7 +164,7 @@ struct DiskFixture {
             let storage = try fixture.storage()
             try storage.store(value: Data([1]), forKey: "a", expiration: .seconds(10))
             try storage.store(value: Data([2, 2]), forKey: "b", expiration: .seconds(1000))
-            fixture.clock.advance(5)
+            fixture.clock.advance(by: 5)
             #expect(try storage.value(forKey: "a") == Data([1]))
         }
         let reopened = try fixture.storage()
@@ -184,7 +175,7 @@ struct DiskFixture {
         #expect(entries["b"]?.expiration == start.addingTimeInterval(1000))
         #expect(entries["b"]?.size == 2)
         #expect(try reopened.totalSize() == 3)
-        fixture.clock.advance(12) // 17 s: a expired (15 s), b alive
+        fixture.clock.advance(by: 12) // 17 s: a expired (15 s), b alive
         #expect(try reopened.value(forKey: "a") == nil)
         #expect(try reopened.value(forKey: "b") == Data([2, 2]))
     }
@@ -196,11 +187,11 @@ struct DiskFixture {
         let block = Data(repeating: 9, count: 200)
         for index in 0..<5 {
             try storage.store(value: block, forKey: "k\(index)")
-            fixture.clock.advance(1)
+            fixture.clock.advance(by: 1)
         }
         #expect(try storage.totalSize() == 1000)
         #expect(try storage.value(forKey: "k0") == block)
-        fixture.clock.advance(1)
+        fixture.clock.advance(by: 1)
         try storage.store(value: block, forKey: "k5") // 1200 > 1000: trim to 500
         #expect(try storage.totalSize() == 400)
         #expect(Set(try storage.entries().compactMap(\.key)) == ["k0", "k5"])

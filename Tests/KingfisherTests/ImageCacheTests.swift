@@ -3,13 +3,6 @@ import Synchronization
 import Testing
 @testable import Kingfisher
 
-/// A clock the test moves by hand.
-final class ImageCacheTestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-    var clock: CacheClock { CacheClock { self.current.withLock { $0 } } }
-    func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
-}
-
 /// A processor with a chosen identifier that marks the image, so tests can see it ran.
 struct IdentifierOnlyProcessor: ImageProcessor {
     let identifier: String
@@ -21,7 +14,7 @@ struct IdentifierOnlyProcessor: ImageProcessor {
 @Suite struct ImageCacheTests {
     struct Fixture {
         let folder: URL
-        let clock = ImageCacheTestClock()
+        let clock = ManualClock()
         let cache: ImageCache
 
         init() throws {

@@ -3,22 +3,6 @@ import Synchronization
 import Testing
 @testable import Kingfisher
 
-/// A clock the test moves by hand.
-final class ManualClock: Sendable {
-    private let date: Mutex<Date>
-
-    init(_ start: Date = Date(timeIntervalSinceReferenceDate: 700_000_000)) {
-        date = Mutex(start)
-    }
-
-    var now: Date { date.withLock { $0 } }
-    var clock: CacheClock { CacheClock { self.now } }
-
-    func advance(by seconds: TimeInterval) {
-        date.withLock { $0.addTimeInterval(seconds) }
-    }
-}
-
 /// A value with a chosen cost.
 struct CostItem: CacheCostCalculable, Equatable {
     var id: Int
@@ -26,7 +10,7 @@ struct CostItem: CacheCostCalculable, Equatable {
 }
 
 @Suite struct MemoryStorageTests {
-    let time = ManualClock()
+    let time = ManualClock(Date(timeIntervalSinceReferenceDate: 700_000_000))
 
     func backend(costLimit: Int = 1_000, countLimit: Int = .max, expiration: StorageExpiration = .seconds(300),
                  cleanInterval: TimeInterval = 0) -> MemoryStorage.Backend<CostItem> {

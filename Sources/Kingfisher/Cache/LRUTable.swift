@@ -1,126 +1,186 @@
 import Foundation
 
-/// A key-value table that remembers the order of use: a dictionary from key to slot, and a doubly
-/// linked list threaded through an array of entries, newest at the head.
+/// A key-value table that remembers the order of use: a hash index from key to slot
+/// (``SlotIndex``), and a doubly linked list threaded through arrays indexed by slot, newest at
+/// the head.
 ///
-/// Every operation but the two walks (``forEachSlot(_:)``, ``removeEntries(where:)``) is O(1): slots are indices, the links are indices,
-/// and removed slots go on a free list (threaded through `older`) so that the array never moves
-/// entries. Not thread-safe: ``MemoryStorage/Backend`` owns one behind its lock.
+/// Every operation but the two walks (``forEachSlot(_:)``, ``removeEntries(where:)``) is O(1):
+/// slots and links are indices, and removed slots go on a free list (threaded through `older`)
+/// so that entries never move. The columns are split by use so that a hit touches little memory:
+/// `hot` (key, value and expiry, all read on every hit, one cache line), `links` (8 bytes a
+/// slot, rewritten on every hit), `records` (hash and cost, read only when an entry goes).
+/// Callers pass each key's `hashValue`, which lets them hash outside their lock. Not thread-safe:
+/// ``MemoryStorage/Backend`` owns one behind its lock.
+///
+/// The stored properties are internal rather than private(set) so that the backend's inlinable
+/// code can reach them; only this type's methods change them.
+@usableFromInline
 struct LRUTable<Value> {
-    /// One stored value with its bookkeeping.
-    struct Entry {
-        var key: String
-        var value: Value?
-        var cost: Int
+    /// What a hit reads: the key to confirm the match, the value and when it expires.
+    @usableFromInline
+    struct Hot {
+        @usableFromInline var key: String
+        @usableFromInline var value: Value?
         /// When the value stops being valid.
-        var expiry: Date
+        @usableFromInline var expiry: Date
         /// The expiration the value was stored with, restarted by `.cacheTime` on a hit.
-        var expiration: StorageExpiration
-        /// The next entry towards the least recently used end, or -1.
-        var older: Int
-        /// The next entry towards the most recently used end, or -1.
-        var newer: Int
+        @usableFromInline var expiration: StorageExpiration
+
+        @inlinable
+        init(key: String, value: Value?, expiry: Date, expiration: StorageExpiration) {
+            self.key = key
+            self.value = value
+            self.expiry = expiry
+            self.expiration = expiration
+        }
     }
 
-    private(set) var entries: [Entry] = []
-    private var slots: [String: Int] = [:]
-    private var freeHead = -1
-    private(set) var newest = -1
-    private(set) var oldest = -1
-    private(set) var totalCost = 0
+    /// The neighbours of a slot in the order of use; -1 ends the list.
+    @usableFromInline
+    struct Link {
+        /// Towards the least recently used end; on the free list, the next free slot.
+        @usableFromInline var older: Int32
+        /// Towards the most recently used end.
+        @usableFromInline var newer: Int32
+
+        @inlinable
+        init(older: Int32, newer: Int32) {
+            self.older = older
+            self.newer = newer
+        }
+    }
+
+    /// What only removal reads.
+    @usableFromInline
+    struct Record {
+        @usableFromInline var hash: Int
+        @usableFromInline var cost: Int
+
+        @inlinable
+        init(hash: Int, cost: Int) {
+            self.hash = hash
+            self.cost = cost
+        }
+    }
+
+    /// The most slots a table holds, so that links fit in 32 bits; far above any real cache.
+    @usableFromInline static var capacityLimit: Int { min(Int(Int32.max), SlotIndex.capacityLimit) }
+
+    @usableFromInline var hot: [Hot] = []
+    @usableFromInline var links: [Link] = []
+    @usableFromInline var records: [Record] = []
+    @usableFromInline var index = SlotIndex()
+    @usableFromInline var freeHead: Int32 = -1
+    @usableFromInline var newest: Int32 = -1
+    @usableFromInline var oldest: Int32 = -1
+    @usableFromInline var totalCost = 0
+
+    @inlinable
+    init() {}
 
     /// The number of values held, expired or not.
-    var count: Int { slots.count }
+    @inlinable
+    var count: Int { index.count }
 
-    /// All the keys held, expired or not, in no particular order.
-    var allKeys: Dictionary<String, Int>.Keys { slots.keys }
-
-    /// The slot holding `key`, or nil.
-    func slot(forKey key: String) -> Int? { slots[key] }
-
-    /// Makes the entry at `slot` the most recently used.
-    mutating func touch(_ slot: Int) {
-        guard slot != newest else { return }
-        unlink(slot)
-        linkAsNewest(slot)
+    /// The slot holding `key`, whose `hashValue` is `hash`, or nil.
+    @inlinable
+    func slot(forKey key: String, hash: Int) -> Int? {
+        index.find(hash: hash) { hot[$0].key == key }
     }
 
-    /// Sets the expiry of the entry at `slot`.
-    mutating func setExpiry(_ expiry: Date, at slot: Int) {
-        entries[slot].expiry = expiry
+    /// Makes the entry at `slot` the most recently used.
+    @inlinable
+    mutating func touch(_ slot: Int) {
+        guard slot != Int(newest) else { return }
+        unlink(slot)
+        linkAsNewest(slot)
     }
 
     /// Adds a value as the most recently used; the key must not be held already.
-    mutating func insert(key: String, value: Value, cost: Int, expiry: Date, expiration: StorageExpiration) {
-        let entry = Entry(key: key, value: value, cost: cost, expiry: expiry, expiration: expiration, older: -1, newer: -1)
+    ///
+    /// Returns false, storing nothing, when the table already has ``capacityLimit`` slots.
+    @inlinable @discardableResult
+    mutating func insert(key: String, hash: Int, value: Value, cost: Int, expiry: Date, expiration: StorageExpiration) -> Bool {
+        let entry = Hot(key: key, value: value, expiry: expiry, expiration: expiration)
         let slot: Int
         if freeHead >= 0 {
-            slot = freeHead
-            freeHead = entries[slot].older
-            entries[slot] = entry
+            slot = Int(freeHead)
+            freeHead = links[slot].older
+            hot[slot] = entry
+            records[slot] = Record(hash: hash, cost: cost)
         } else {
-            slot = entries.count
-            entries.append(entry)
+            guard hot.count < Self.capacityLimit else { return false }
+            slot = hot.count
+            hot.append(entry)
+            links.append(Link(older: -1, newer: -1))
+            records.append(Record(hash: hash, cost: cost))
         }
-        slots[key] = slot
+        index.insert(hash: hash, slot: slot)
         totalCost += cost
         linkAsNewest(slot)
+        return true
     }
 
     /// Removes the entry at `slot` and releases its value.
+    @inlinable
     mutating func remove(at slot: Int) {
         unlink(slot)
-        slots.removeValue(forKey: entries[slot].key)
-        totalCost -= entries[slot].cost
-        entries[slot] = Entry(key: "", value: nil, cost: 0, expiry: .distantPast, expiration: .expired, older: freeHead, newer: -1)
-        freeHead = slot
+        index.remove(hash: records[slot].hash, slot: slot)
+        totalCost -= records[slot].cost
+        hot[slot] = Hot(key: "", value: nil, expiry: .distantPast, expiration: .expired)
+        records[slot] = Record(hash: 0, cost: 0)
+        links[slot].older = freeHead
+        freeHead = Int32(slot)
     }
 
     /// Removes the least recently used entry; false when the table is empty.
-    @discardableResult
+    @inlinable @discardableResult
     mutating func removeOldest() -> Bool {
         guard oldest >= 0 else { return false }
-        remove(at: oldest)
+        remove(at: Int(oldest))
         return true
     }
 
     /// Empties the table and releases its storage.
+    @inlinable
     mutating func removeAll() {
         self = LRUTable()
     }
 
     /// Calls `body` with every held slot, newest first; `body` must not change the table.
+    @inlinable
     func forEachSlot(_ body: (Int) -> Void) {
-        var slot = newest
+        var slot = Int(newest)
         while slot >= 0 {
-            let next = entries[slot].older
+            let next = Int(links[slot].older)
             body(slot)
             slot = next
         }
     }
 
-    /// Removes every entry for which `shouldRemove` is true.
-    mutating func removeEntries(where shouldRemove: (Entry) -> Bool) {
-        var slot = newest
+    /// Removes every entry whose hot part makes `shouldRemove` true.
+    @inlinable
+    mutating func removeEntries(where shouldRemove: (Hot) -> Bool) {
+        var slot = Int(newest)
         while slot >= 0 {
-            let next = entries[slot].older
-            if shouldRemove(entries[slot]) { remove(at: slot) }
+            let next = Int(links[slot].older)
+            if shouldRemove(hot[slot]) { remove(at: slot) }
             slot = next
         }
     }
 
-    private mutating func unlink(_ slot: Int) {
-        let older = entries[slot].older, newer = entries[slot].newer
-        if older >= 0 { entries[older].newer = newer } else { oldest = newer }
-        if newer >= 0 { entries[newer].older = older } else { newest = older }
-        entries[slot].older = -1
-        entries[slot].newer = -1
+    @inlinable
+    mutating func unlink(_ slot: Int) {
+        let link = links[slot]
+        if link.older >= 0 { links[Int(link.older)].newer = link.newer } else { oldest = link.newer }
+        if link.newer >= 0 { links[Int(link.newer)].older = link.older } else { newest = link.older }
+        links[slot] = Link(older: -1, newer: -1)
     }
 
-    private mutating func linkAsNewest(_ slot: Int) {
-        entries[slot].older = newest
-        entries[slot].newer = -1
-        if newest >= 0 { entries[newest].newer = slot } else { oldest = slot }
-        newest = slot
+    @inlinable
+    mutating func linkAsNewest(_ slot: Int) {
+        links[slot] = Link(older: newest, newer: -1)
+        if newest >= 0 { links[Int(newest)].newer = Int32(slot) } else { oldest = Int32(slot) }
+        newest = Int32(slot)
     }
 }

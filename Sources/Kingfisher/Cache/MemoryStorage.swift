@@ -9,7 +9,7 @@ import Synchronization
 public enum MemoryStorage {
     /// A thread-safe, strictly least-recently-used store of values with a cost, each with an expiry.
     ///
-    /// Reads and writes are O(1): a dictionary finds the entry, a linked list kept in an array
+    /// Reads and writes are O(1): a hash index finds the entry, a linked list kept in arrays
     /// orders entries by use. One `Mutex` guards everything, so every call sees a consistent
     /// state and `count`/`totalCost` never exceed the limits after a call returns. A read
     /// (``value(forKey:extendingExpiration:)``) makes the value the most recently used; a store
@@ -20,12 +20,20 @@ public enum MemoryStorage {
     /// weakly and stops when the backend is released. Unlike `NSCache`, nothing is evicted
     /// behind the caller's back other than by these rules.
     public final class Backend<T: CacheCostCalculable>: Sendable {
-        private struct State {
-            var config: Config
-            var table = LRUTable<T>()
+        // The state and the hot methods are inlinable so that a caller in another module gets code
+        // specialized for its `T`; unspecialized generic code runs several times slower.
+        @usableFromInline
+        struct State {
+            @usableFromInline var config: Config
+            @usableFromInline var table = LRUTable<T>()
+
+            @inlinable
+            init(config: Config) {
+                self.config = config
+            }
         }
 
-        private let state: Mutex<State>
+        @usableFromInline let state: Mutex<State>
         /// The purge timer, replaced when a new config changes the interval; nil when off.
         private let cleaningTimer = Mutex<DispatchSourceTimer?>(nil)
 
@@ -37,13 +45,15 @@ public enum MemoryStorage {
         public var config: Config {
             get { state.withLock { $0.config } }
             set {
-                let intervalChanged = state.withLock { state -> Bool in
-                    let changed = !state.config.cleanInterval.isSameInterval(as: newValue.cleanInterval)
+                state.withLock { state in
+                    // The timer is replaced under the state lock so that concurrent setters leave
+                    // the timer matching the config that won. Lock order: state, then timer.
+                    if !state.config.cleanInterval.isSameInterval(as: newValue.cleanInterval) {
+                        scheduleCleaning(every: newValue.cleanInterval)
+                    }
                     state.config = newValue
                     Self.evict(&state, toFitCost: 0, count: 0)
-                    return changed
                 }
-                if intervalChanged { scheduleCleaning(every: newValue.cleanInterval) }
             }
         }
 
@@ -63,10 +73,12 @@ public enum MemoryStorage {
         /// config's clock. Least recently used values are evicted until both limits hold. A value
         /// that is already expired, or costs more than ``Config/totalCostLimit`` on its own, is
         /// not stored, and the value previously under `key` is removed all the same.
+        @inlinable
         public func store(value: T, forKey key: String, expiration: StorageExpiration? = nil) {
             let cost = max(0, value.cacheCost)
-            state.withLock { state in
-                if let slot = state.table.slot(forKey: key) { state.table.remove(at: slot) }
+            let hash = key.hashValue
+            return state.withLock { state in
+                if let slot = state.table.slot(forKey: key, hash: hash) { state.table.remove(at: slot) }
                 let config = state.config
                 let expiration = expiration ?? config.expiration
                 guard !expiration.isExpired, cost <= config.totalCostLimit, config.countLimit > 0 else { return }
@@ -74,7 +86,7 @@ public enum MemoryStorage {
                 let expiry = expiration.estimatedExpirationSince(now)
                 guard expiry > now else { return }
                 Self.evict(&state, toFitCost: cost, count: 1)
-                state.table.insert(key: key, value: value, cost: cost, expiry: expiry, expiration: expiration)
+                state.table.insert(key: key, hash: hash, value: value, cost: cost, expiry: expiry, expiration: expiration)
             }
         }
 
@@ -84,28 +96,30 @@ public enum MemoryStorage {
         /// the expiration the value was stored with from now, `.expirationTime(e)` sets it to `e`
         /// from now (an `e` that is already expired returns the value one last time and drops it).
         /// An expired value is removed and gives nil.
+        @inlinable
         public func value(forKey key: String, extendingExpiration: ExpirationExtending = .cacheTime) -> T? {
-            state.withLock { state in
-                guard let slot = state.table.slot(forKey: key) else { return nil }
+            let hash = key.hashValue
+            return state.withLock { state in
+                guard let slot = state.table.slot(forKey: key, hash: hash) else { return nil }
                 let now = state.config.clock.now()
-                guard state.table.entries[slot].expiry > now else {
+                guard state.table.hot[slot].expiry > now else {
                     state.table.remove(at: slot)
                     return nil
                 }
-                let value = state.table.entries[slot].value
+                let value = state.table.hot[slot].value
                 switch extendingExpiration {
                 case .none:
                     break
                 case .cacheTime:
-                    let expiry = state.table.entries[slot].expiration.estimatedExpirationSince(now)
-                    state.table.setExpiry(expiry, at: slot)
+                    let expiry = state.table.hot[slot].expiration.estimatedExpirationSince(now)
+                    state.table.hot[slot].expiry = expiry
                 case .expirationTime(let expiration):
                     let expiry = expiration.estimatedExpirationSince(now)
                     guard expiry > now else {
                         state.table.remove(at: slot)
                         return value
                     }
-                    state.table.setExpiry(expiry, at: slot)
+                    state.table.hot[slot].expiry = expiry
                 }
                 state.table.touch(slot)
                 return value
@@ -113,17 +127,21 @@ public enum MemoryStorage {
         }
 
         /// True when a value under `key` has not expired; neither extends it nor changes the order of use.
+        @inlinable
         public func isCached(forKey key: String) -> Bool {
-            state.withLock { state in
-                guard let slot = state.table.slot(forKey: key) else { return false }
-                return state.table.entries[slot].expiry > state.config.clock.now()
+            let hash = key.hashValue
+            return state.withLock { state in
+                guard let slot = state.table.slot(forKey: key, hash: hash) else { return false }
+                return state.table.hot[slot].expiry > state.config.clock.now()
             }
         }
 
         /// Removes the value under `key`, if any.
+        @inlinable
         public func remove(forKey key: String) {
+            let hash = key.hashValue
             state.withLock { state in
-                if let slot = state.table.slot(forKey: key) { state.table.remove(at: slot) }
+                if let slot = state.table.slot(forKey: key, hash: hash) { state.table.remove(at: slot) }
             }
         }
 
@@ -156,15 +174,15 @@ public enum MemoryStorage {
                 let now = state.config.clock.now()
                 var keys = Set<String>(minimumCapacity: state.table.count)
                 state.table.forEachSlot { slot in
-                    let entry = state.table.entries[slot]
-                    if entry.expiry > now { keys.insert(entry.key) }
+                    if state.table.hot[slot].expiry > now { keys.insert(state.table.hot[slot].key) }
                 }
                 return keys
             }
         }
 
         /// Evicts least recently used values until `cost` more and `count` more fit the limits.
-        private static func evict(_ state: inout State, toFitCost cost: Int, count: Int) {
+        @inlinable
+        static func evict(_ state: inout State, toFitCost cost: Int, count: Int) {
             let costRoom = state.config.totalCostLimit - cost
             let countRoom = state.config.countLimit - count
             while state.table.count > countRoom || state.table.totalCost > costRoom {
