@@ -6,15 +6,22 @@ import Kingfisher
 //
 //   memory-cache-bench [--keys N] [--lookups N] [--rounds N] [--profile-hits]
 //
-// --profile-hits only runs MemoryStorage hits, single-threaded, for a profiler.
-//
 // Both caches hold N keys shaped like Kingfisher's ("https://example.com/images/<i>.jpg@processor")
-// with a small boxed value, and limits large enough that nothing is evicted. "hit" times
-// `lookups` reads in a shuffled order of keys that are all cached; "insert" times storing the N
-// keys into an emptied cache. "2 threads" splits the same work over two threads sharing one cache.
+// with a small boxed value, and limits large enough that nothing is evicted. A "hit" round times
+// `lookups` reads in a seeded random order of keys that are all cached; an "insert" round times
+// storing the N keys into an emptied cache, repeated until `lookups` inserts are timed (the
+// clearing is not timed). "2 threads" splits the same work over two threads sharing one cache.
+// The two caches alternate round by round so that drift in the machine hits both alike.
+//
 // MemoryStorage runs with its defaults (expiration 300 s, `.cacheTime` extension on every hit,
-// so each hit also reads the clock). NSCache gets its keys as NSString built beforehand, its best
+// so each hit also reads the clock). NSCache gets its keys as NSStrings built beforehand, its best
 // case: a caller holding Swift strings would also pay a bridge per call.
+//
+// Each figure is given per second of wall time and per second of process CPU time. On a machine
+// shared with other work the CPU-time figure is the steadier one; with 2 threads it measures
+// work per CPU-second, not throughput.
+//
+// --profile-hits only runs MemoryStorage hits, single-threaded, for a profiler.
 
 final class Box: CacheCostCalculable {
     let id: Int
@@ -45,25 +52,62 @@ func median(_ values: [Double]) -> Double {
     return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
-/// Operations per second of `operations` done by `body(thread, range)` over `threads` threads.
-func rate(operations: Int, threads: Int, _ body: @Sendable (Int, Range<Int>) -> Void) -> Double {
+/// Seconds of wall time and of this process's CPU time.
+struct Timing {
+    var wall = 0.0
+    var cpu = 0.0
+
+    static func += (lhs: inout Timing, rhs: Timing) {
+        lhs.wall += rhs.wall
+        lhs.cpu += rhs.cpu
+    }
+}
+
+func processCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// The time `body(range)` takes over `0..<operations`, split in contiguous ranges over `threads` threads.
+func timed(operations: Int, threads: Int, _ body: @Sendable (Range<Int>) -> Void) -> Timing {
+    let cpu = processCPUSeconds()
     let start = DispatchTime.now().uptimeNanoseconds
     if threads == 1 {
-        body(0, 0..<operations)
+        body(0..<operations)
     } else {
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             let chunk = (operations + threads - 1) / threads
-            body(thread, min(operations, thread * chunk)..<min(operations, (thread + 1) * chunk))
+            body(min(operations, thread * chunk)..<min(operations, (thread + 1) * chunk))
         }
     }
-    return Double(operations) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    return Timing(wall: wall, cpu: processCPUSeconds() - cpu)
+}
+
+/// Medians of operations per second, by wall time and by CPU time.
+struct Rates {
+    var wall: [Double] = []
+    var cpu: [Double] = []
+
+    mutating func add(_ timing: Timing, operations: Int) {
+        wall.append(Double(operations) / timing.wall)
+        cpu.append(Double(operations) / max(timing.cpu, 1e-9))
+    }
 }
 
 struct Row {
     var operation: String
     var threads: Int
-    var ours: Double
-    var nsCache: Double
+    var ours: Rates
+    var nsCache: Rates
+}
+
+/// A cache under test: how to empty it, fill a range of keys, and read a range of the lookup order.
+struct Contender {
+    var clear: () -> Void
+    var insert: @Sendable (Range<Int>) -> Void
+    var hit: @Sendable (Range<Int>) -> Void
 }
 
 func run(keyCount: Int, lookups: Int, rounds: Int) -> [Row] {
@@ -73,49 +117,55 @@ func run(keyCount: Int, lookups: Int, rounds: Int) -> [Row] {
     let order = (0..<lookups).map { _ in Int(generator.next() % UInt64(keyCount)) }
 
     let storage = MemoryStorage.Backend<Box>(config: MemoryStorage.Config(totalCostLimit: .max))
-    let shared = SharedNSCache(cache: NSCache<NSString, Box>(), keys: keys.map { NSString(string: $0) })
-
-    func fillOurs(threads: Int) -> Double {
-        storage.removeAll()
-        return rate(operations: keyCount, threads: threads) { _, range in
-            for index in range { storage.store(value: boxes[index], forKey: keys[index]) }
-        }
-    }
-    func fillNSCache(threads: Int) -> Double {
-        shared.cache.removeAllObjects()
-        return rate(operations: keyCount, threads: threads) { _, range in
-            for index in range { shared.cache.setObject(boxes[index], forKey: shared.keys[index], cost: boxes[index].cacheCost) }
-        }
-    }
-    func hitOurs(threads: Int) -> Double {
-        rate(operations: lookups, threads: threads) { _, range in
+    let ours = Contender(
+        clear: { storage.removeAll() },
+        insert: { range in for index in range { storage.store(value: boxes[index], forKey: keys[index]) } },
+        hit: { range in
             var found = 0
             for index in range where storage.value(forKey: keys[order[index]]) != nil { found += 1 }
             if found != range.count { fail("MemoryStorage missed \(range.count - found) keys") }
         }
-    }
-    func hitNSCache(threads: Int) -> Double {
-        rate(operations: lookups, threads: threads) { _, range in
+    )
+    let shared = SharedNSCache(cache: NSCache<NSString, Box>(), keys: keys.map { NSString(string: $0) })
+    let nsCache = Contender(
+        clear: { shared.cache.removeAllObjects() },
+        insert: { range in for index in range { shared.cache.setObject(boxes[index], forKey: shared.keys[index], cost: 1_024) } },
+        hit: { range in
             var found = 0
             for index in range where shared.cache.object(forKey: shared.keys[order[index]]) != nil { found += 1 }
             if found != range.count { fail("NSCache missed \(range.count - found) keys") }
         }
+    )
+
+    let fills = max(1, lookups / keyCount)
+    func insertRound(_ contender: Contender, threads: Int, into rates: inout Rates) {
+        var total = Timing()
+        for _ in 0..<fills {
+            contender.clear()
+            total += timed(operations: keyCount, threads: threads, contender.insert)
+        }
+        rates.add(total, operations: fills * keyCount)
+    }
+    func hitRound(_ contender: Contender, threads: Int, into rates: inout Rates) {
+        // The insert round before leaves every key cached.
+        rates.add(timed(operations: lookups, threads: threads, contender.hit), operations: lookups)
     }
 
     var rows: [Row] = []
     for threads in [1, 2] {
-        var inserts: ([Double], [Double]) = ([], [])
-        var hits: ([Double], [Double]) = ([], [])
-        _ = (fillOurs(threads: threads), fillNSCache(threads: threads), hitOurs(threads: threads), hitNSCache(threads: threads))  // warm-up
+        var inserts = (Rates(), Rates()), hits = (Rates(), Rates()), warmUp = Rates()
+        insertRound(ours, threads: threads, into: &warmUp)
+        hitRound(ours, threads: threads, into: &warmUp)
+        insertRound(nsCache, threads: threads, into: &warmUp)
+        hitRound(nsCache, threads: threads, into: &warmUp)
         for _ in 0..<rounds {
-            // Alternate the two caches round by round so that drift in the machine hits both alike.
-            inserts.0.append(fillOurs(threads: threads))
-            inserts.1.append(fillNSCache(threads: threads))
-            hits.0.append(hitOurs(threads: threads))
-            hits.1.append(hitNSCache(threads: threads))
+            insertRound(ours, threads: threads, into: &inserts.0)
+            hitRound(ours, threads: threads, into: &hits.0)
+            insertRound(nsCache, threads: threads, into: &inserts.1)
+            hitRound(nsCache, threads: threads, into: &hits.1)
         }
-        rows.append(Row(operation: "hit", threads: threads, ours: median(hits.0), nsCache: median(hits.1)))
-        rows.append(Row(operation: "insert", threads: threads, ours: median(inserts.0), nsCache: median(inserts.1)))
+        rows.append(Row(operation: "hit", threads: threads, ours: hits.0, nsCache: hits.1))
+        rows.append(Row(operation: "insert", threads: threads, ours: inserts.0, nsCache: inserts.1))
     }
     return rows
 }
@@ -133,7 +183,11 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-func formatted(_ rate: Double) -> String {
+func column(_ text: String, _ width: Int) -> String {
+    text.padding(toLength: width, withPad: " ", startingAt: 0)
+}
+
+func millions(_ rate: Double) -> String {
     String(format: "%.2f M/s", rate / 1e6)
 }
 
@@ -141,38 +195,35 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let keyCount = option("--keys", default: 10_000, in: arguments)
 let lookups = option("--lookups", default: 1_000_000, in: arguments)
 let rounds = option("--rounds", default: 7, in: arguments)
+
 if arguments.contains("--profile-hits") {
     let keys = (0..<keyCount).map { "https://example.com/images/\($0).jpg@processor" }
     let storage = MemoryStorage.Backend<Box>(config: MemoryStorage.Config(totalCostLimit: .max))
     for (index, key) in keys.enumerated() { storage.store(value: Box(id: index, cost: 1_024), forKey: key) }
     var generator = SplitMix64(seed: 42)
     let order = (0..<lookups).map { _ in Int(generator.next() % UInt64(keyCount)) }
-    var rates: [Double] = [], cpuRates: [Double] = []
+    var rates = Rates()
     for _ in 0..<rounds {
-        var cpu = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu)
-        let cpuStart = Double(cpu.tv_sec) + Double(cpu.tv_nsec) / 1e9
-        rates.append(rate(operations: lookups, threads: 1) { _, range in
+        rates.add(timed(operations: lookups, threads: 1) { range in
             for index in range where storage.value(forKey: keys[order[index]]) == nil { fail("missed") }
-        })
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu)
-        cpuRates.append(Double(lookups) / (Double(cpu.tv_sec) + Double(cpu.tv_nsec) / 1e9 - cpuStart))
+        }, operations: lookups)
     }
-    print("MemoryStorage hits: \(formatted(median(rates))) wall, \(formatted(median(cpuRates))) of thread CPU time")
+    print("MemoryStorage hits: \(millions(median(rates.wall))) wall, \(millions(median(rates.cpu))) per CPU second")
     exit(0)
 }
-let rows = run(keyCount: keyCount, lookups: lookups, rounds: rounds)
 
-print("memory-cache-bench: \(keyCount) keys, \(lookups) lookups per hit round, \(rounds) rounds, medians")
-print("operation  threads  MemoryStorage    NSCache          ratio")
+let rows = run(keyCount: keyCount, lookups: lookups, rounds: rounds)
+print("memory-cache-bench: \(keyCount) keys, \(lookups) operations per round, \(rounds) rounds, medians")
+print(column("", 19) + column("per second of wall time", 40) + "per second of CPU time")
+print(column("operation threads", 19) + String(repeating: column("MemoryStorage", 15) + column("NSCache", 13) + column("ratio", 12), count: 2))
 for row in rows {
-    let columns = [row.operation.padding(toLength: 10, withPad: " ", startingAt: 0),
-                   "\(row.threads)".padding(toLength: 8, withPad: " ", startingAt: 0),
-                   formatted(row.ours).padding(toLength: 16, withPad: " ", startingAt: 0),
-                   formatted(row.nsCache).padding(toLength: 16, withPad: " ", startingAt: 0),
-                   String(format: "%.1fx", row.ours / row.nsCache)]
-    print(columns.joined(separator: " "))
+    var line = column(row.operation, 10) + column("\(row.threads)", 9)
+    for (ours, theirs) in [(median(row.ours.wall), median(row.nsCache.wall)), (median(row.ours.cpu), median(row.nsCache.cpu))] {
+        line += column(millions(ours), 15) + column(millions(theirs), 13) + column(String(format: "%.1fx", ours / theirs), 12)
+    }
+    print(line)
 }
 for row in rows {
-    print(#"{"op":"\#(row.operation)","threads":\#(row.threads),"memory_storage_per_s":\#(Int(row.ours)),"nscache_per_s":\#(Int(row.nsCache)),"ratio":\#(row.ours / row.nsCache)}"#)
+    let wall = (median(row.ours.wall), median(row.nsCache.wall)), cpu = (median(row.ours.cpu), median(row.nsCache.cpu))
+    print(#"{"op":"\#(row.operation)","threads":\#(row.threads),"memory_storage_per_s":\#(Int(wall.0)),"nscache_per_s":\#(Int(wall.1)),"ratio":\#(wall.0 / wall.1),"memory_storage_per_cpu_s":\#(Int(cpu.0)),"nscache_per_cpu_s":\#(Int(cpu.1)),"cpu_ratio":\#(cpu.0 / cpu.1)}"#)
 }
