@@ -7,8 +7,10 @@ import Foundation
 /// Every operation but the two walks (``forEachSlot(_:)``, ``removeEntries(where:)``) is O(1):
 /// slots and links are indices, and removed slots go on a free list (threaded through `older`)
 /// so that entries never move. The columns are split by use so that a hit touches little memory:
-/// `hot` (key, value and expiry, all read on every hit, one cache line), `links` (8 bytes a
-/// slot, rewritten on every hit), `records` (hash and cost, read only when an entry goes).
+/// `hot` (key, value and expiry, all read on every hit: 32 bytes for a class value, so never
+/// across two cache lines), `links` (8 bytes a slot, rewritten on every hit), `expirations` (read
+/// by a hit that restarts the expiration), `records` (hash and cost, read only when an entry
+/// goes).
 /// Callers pass each key's `hashValue`, which lets them hash outside their lock. Not thread-safe:
 /// ``MemoryStorage/Backend`` owns one behind its lock.
 ///
@@ -23,15 +25,12 @@ struct LRUTable<Value> {
         @usableFromInline var value: Value?
         /// When the value stops being valid.
         @usableFromInline var expiry: Date
-        /// The expiration the value was stored with, restarted by `.cacheTime` on a hit.
-        @usableFromInline var expiration: StorageExpiration
 
         @inlinable
-        init(key: String, value: Value?, expiry: Date, expiration: StorageExpiration) {
+        init(key: String, value: Value?, expiry: Date) {
             self.key = key
             self.value = value
             self.expiry = expiry
-            self.expiration = expiration
         }
     }
 
@@ -68,6 +67,8 @@ struct LRUTable<Value> {
 
     @usableFromInline var hot: [Hot] = []
     @usableFromInline var links: [Link] = []
+    /// The expiration each value was stored with, restarted by `.cacheTime` on a hit.
+    @usableFromInline var expirations: [StorageExpiration] = []
     @usableFromInline var records: [Record] = []
     @usableFromInline var index = SlotIndex()
     @usableFromInline var freeHead: Int32 = -1
@@ -101,17 +102,19 @@ struct LRUTable<Value> {
     /// Returns false, storing nothing, when the table already has ``capacityLimit`` slots.
     @inlinable @discardableResult
     mutating func insert(key: String, hash: Int, value: Value, cost: Int, expiry: Date, expiration: StorageExpiration) -> Bool {
-        let entry = Hot(key: key, value: value, expiry: expiry, expiration: expiration)
+        let entry = Hot(key: key, value: value, expiry: expiry)
         let slot: Int
         if freeHead >= 0 {
             slot = Int(freeHead)
             freeHead = links[slot].older
             hot[slot] = entry
+            expirations[slot] = expiration
             records[slot] = Record(hash: hash, cost: cost)
         } else {
             guard hot.count < Self.capacityLimit else { return false }
             slot = hot.count
             hot.append(entry)
+            expirations.append(expiration)
             links.append(Link(older: -1, newer: -1))
             records.append(Record(hash: hash, cost: cost))
         }
@@ -127,7 +130,8 @@ struct LRUTable<Value> {
         unlink(slot)
         index.remove(hash: records[slot].hash, slot: slot)
         totalCost -= records[slot].cost
-        hot[slot] = Hot(key: "", value: nil, expiry: .distantPast, expiration: .expired)
+        hot[slot] = Hot(key: "", value: nil, expiry: .distantPast)
+        expirations[slot] = .expired
         records[slot] = Record(hash: 0, cost: 0)
         links[slot].older = freeHead
         freeHead = Int32(slot)

@@ -111,7 +111,7 @@ public enum MemoryStorage {
                 case .none:
                     break
                 case .cacheTime:
-                    let expiry = state.table.hot[slot].expiration.estimatedExpirationSince(now)
+                    let expiry = state.table.expirations[slot].estimatedExpirationSince(now)
                     state.table.hot[slot].expiry = expiry
                 case .expirationTime(let expiration):
                     let expiry = expiration.estimatedExpirationSince(now)
