@@ -51,10 +51,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "cache-stress", dependencies: ["Kingfisher"], path: "Tests/CacheStress"),
+        // Test support: key-derived payloads shared by the tests and the cache-stress child process.
+        .target(name: "KingfisherTestSupport", path: "Tests/KingfisherTestSupport"),
+        .executableTarget(name: "cache-stress", dependencies: ["Kingfisher", "KingfisherTestSupport"], path: "Tests/CacheStress"),
         .testTarget(
             name: "KingfisherTests",
-            dependencies: ["Kingfisher"],
+            dependencies: ["Kingfisher", "KingfisherTestSupport"],
             resources: [.copy("Fixtures")]
         ),
     ],

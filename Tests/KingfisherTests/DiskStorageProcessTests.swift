@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Kingfisher
+import KingfisherTestSupport
 
 /// Several processes on one cache folder, through the `cache-stress` executable.
 @Suite struct DiskStorageProcessTests {
@@ -13,21 +14,6 @@ import Testing
             directory = directory.deletingLastPathComponent()
         }
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "cache-stress next to \(Bundle.module.bundleURL.path)"])
-    }
-
-    /// The same key-derived bytes `cache-stress` writes.
-    static func payload(forKey key: String, maxSize: Int) -> Data {
-        var seed: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key.utf8 { seed = (seed ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let size = Int(seed % UInt64(maxSize)) + key.utf8.count + 1
-        var bytes = [UInt8](key.utf8) + [0]
-        bytes.reserveCapacity(size)
-        var state = seed | 1
-        while bytes.count < size {
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
-            bytes.append(UInt8(truncatingIfNeeded: state))
-        }
-        return Data(bytes)
     }
 
     static func storage(parent: URL) throws -> DiskStorage.Backend<Data> {
@@ -66,7 +52,7 @@ import Testing
             for index in 0...(stored + 2) {
                 let key = "w-\(index)"
                 if let value = try storage.value(forKey: key) {
-                    #expect(value == Self.payload(forKey: key, maxSize: 300_000), "\(key)")
+                    #expect(value == payload(forKey: key, maxSize: 300_000), "\(key)")
                 } else {
                     #expect(index > stored, "\(key) was stored but is missing")
                 }
@@ -111,7 +97,7 @@ import Testing
         for me in ["a", "b"] {
             for index in 0..<count {
                 let key = "\(me)-\(index)"
-                let expected = Self.payload(forKey: key, maxSize: 32_000)
+                let expected = payload(forKey: key, maxSize: 32_000)
                 expectedSize += expected.count
                 #expect(try storage.value(forKey: key) == expected, "\(key)")
             }

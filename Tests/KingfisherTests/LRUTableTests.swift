@@ -4,17 +4,7 @@ import Testing
 
 /// Checks the hash index and the LRU table against plain models under random operations.
 @Suite struct LRUTableTests {
-    /// A deterministic generator so that a failure can be replayed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias SeededGenerator = Mutations.SeededGenerator
 
     @Test(arguments: [1, 2, 3])
     func slotIndexMatchesADictionaryUnderCollisions(seed: UInt64) {

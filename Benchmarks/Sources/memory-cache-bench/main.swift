@@ -160,27 +160,7 @@ func run(keyCount: Int, lookups: Int, rounds: Int) -> [Row] {
         rates.add(timed(operations: lookups, threads: threads, contender.hit), operations: lookups)
     }
 
-    // The same storage with a coarse wall clock (CLOCK_REALTIME_COARSE, a few ms of resolution),
-    // to show what reading the clock costs on every hit; not Kingfisher's default.
-    var coarseConfig = MemoryStorage.Config(totalCostLimit: .max)
-    coarseConfig.clock = CacheClock {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME_COARSE, &time)
-        return Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
-    }
-    let coarse = MemoryStorage.Backend<Box>(config: coarseConfig)
-    let oursCoarse = Contender(
-        clear: { coarse.removeAll() },
-        insert: { range in for index in range { coarse.store(value: boxes[index], forKey: keys[index]) } },
-        hit: { range in
-            var found = 0
-            for index in range where coarse.value(forKey: keys[order[index]]) != nil { found += 1 }
-            if found != range.count { fail("MemoryStorage missed \(range.count - found) keys") }
-        }
-    )
-
     var rows: [Row] = []
-    var coarseHits = Rates(), nsCacheHits = Rates()
     for threads in [1, 2] {
         var inserts = (Rates(), Rates()), hits = (Rates(), Rates()), warmUp = Rates()
         insertRound(ours, threads: threads, into: &warmUp)
@@ -192,17 +172,10 @@ func run(keyCount: Int, lookups: Int, rounds: Int) -> [Row] {
             hitRound(ours, threads: threads, into: &hits.0)
             insertRound(nsCache, threads: threads, into: &inserts.1)
             hitRound(nsCache, threads: threads, into: &hits.1)
-            if threads == 1 {
-                insertRound(oursCoarse, threads: 1, into: &warmUp)
-                hitRound(oursCoarse, threads: 1, into: &coarseHits)
-                coarse.removeAll()
-            }
         }
-        if threads == 1 { nsCacheHits = hits.1 }
         rows.append(Row(operation: "hit", threads: threads, ours: hits.0, nsCache: hits.1))
         rows.append(Row(operation: "insert", threads: threads, ours: inserts.0, nsCache: inserts.1))
     }
-    rows.append(Row(operation: "hit*", threads: 1, ours: coarseHits, nsCache: nsCacheHits))
     return rows
 }
 
@@ -259,7 +232,6 @@ for row in rows {
     }
     print(line)
 }
-print("hit*: MemoryStorage with a coarse clock (CLOCK_REALTIME_COARSE) instead of Date(); not the default")
 for row in rows {
     let wall = (median(row.ours.wall), median(row.nsCache.wall)), cpu = (median(row.ours.cpu), median(row.nsCache.cpu))
     print(#"{"op":"\#(row.operation)","threads":\#(row.threads),"memory_storage_per_s":\#(Int(wall.0)),"nscache_per_s":\#(Int(wall.1)),"ratio":\#(wall.0 / wall.1),"memory_storage_per_cpu_s":\#(Int(cpu.0)),"nscache_per_cpu_s":\#(Int(cpu.1)),"cpu_ratio":\#(cpu.0 / cpu.1)}"#)
