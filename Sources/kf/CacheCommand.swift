@@ -68,7 +68,7 @@ struct CacheInfoCommand: ParsableCommand {
         let report = Report(
             path: storage.directoryURL.path,
             entries: entries.count,
-            bytes: entries.reduce(0) { $0 + UInt(max(0, $1.size)) },
+            bytes: CacheText.totalBytes(entries),
             sizeLimit: storage.config.sizeLimit,
             expiration: CacheText.expiration(storage.config.expiration),
             oldestAccess: accesses.min().map(CacheText.timestamp),

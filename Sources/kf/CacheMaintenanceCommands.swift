@@ -38,7 +38,7 @@ struct CacheCleanCommand: ParsableCommand {
         }
         let entries = try storage.entries()
         let report = Report(removed: removed, entries: entries.count,
-                            bytes: entries.reduce(0) { $0 + UInt(max(0, $1.size)) })
+                            bytes: CacheText.totalBytes(entries))
         if json {
             try CacheText.printJSON(report)
         } else {
@@ -68,7 +68,7 @@ struct CacheClearCommand: ParsableCommand {
         let storage = try location.openStorage()
         let entries = try storage.entries()
         try storage.removeAll()
-        let report = Report(removed: entries.count, bytes: entries.reduce(0) { $0 + UInt(max(0, $1.size)) })
+        let report = Report(removed: entries.count, bytes: CacheText.totalBytes(entries))
         if json {
             try CacheText.printJSON(report)
         } else {
@@ -136,6 +136,10 @@ enum CacheText {
 
     static func timestamp(_ date: Date) -> String {
         date.formatted(.iso8601)
+    }
+
+    static func totalBytes(_ entries: [DiskStorage.Entry]) -> UInt {
+        entries.reduce(0) { $0 + UInt(max(0, $1.size)) }
     }
 
     static func bytes(_ count: UInt) -> String {
