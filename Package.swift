@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
         .systemLibrary(
@@ -51,9 +52,19 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The loopback HTTP server the networking tests run against; test support only, never shipped.
+        .target(
+            name: "KingfisherTestServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/KingfisherTestServer"
+        ),
         .testTarget(
             name: "KingfisherTests",
-            dependencies: ["Kingfisher"],
+            dependencies: ["Kingfisher", "KingfisherTestServer"],
             resources: [.copy("Fixtures")]
         ),
     ],
