@@ -58,9 +58,19 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The loopback HTTP server the networking tests run against; test support only, never shipped.
+        .target(
+            name: "KingfisherTestServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/KingfisherTestServer"
+        ),
         .testTarget(
             name: "KingfisherTests",
-            dependencies: ["Kingfisher"],
+            dependencies: ["Kingfisher", "KingfisherTestServer"],
             resources: [.copy("Fixtures")]
         ),
     ],
