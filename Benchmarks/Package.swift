@@ -11,6 +11,10 @@ let package = Package(
             name: "codec-bench",
             dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]
         ),
+        .executableTarget(
+            name: "download-bench",
+            dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -40,6 +40,19 @@ extension ImageDownloader {
         return startAttempt(task) ? task : nil
     }
 
+    /// Downloads the image at `url` without progress reports; see
+    /// ``downloadImage(with:options:progressBlock:completionHandler:)-(_,KingfisherOptionsInfo?,_,_)``.
+    @discardableResult
+    public func downloadImage(
+        with url: URL,
+        options: KingfisherOptionsInfo? = nil,
+        completionHandler: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)? = nil
+    ) -> DownloadTask? {
+        downloadImage(
+            with: url, options: KingfisherParsedOptionsInfo(options),
+            progressBlock: nil, completionHandler: completionHandler)
+    }
+
     /// Downloads the image at `url`; cancelling the Swift task cancels this caller only.
     ///
     /// Throws the ``KingfisherError`` of the download; `.requestError(.asyncTaskContextCancelled)`

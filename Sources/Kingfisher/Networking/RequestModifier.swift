@@ -31,8 +31,9 @@ public protocol ImageDownloadRequestModifier: AsyncImageDownloadRequestModifier 
 extension ImageDownloadRequestModifier {
     /// Forwards to the synchronous ``modified(for:)``.
     public func modified(for request: URLRequest) async -> URLRequest? {
-        let result: URLRequest? = modified(for: request)
-        return result
+        // The function type picks the synchronous overload.
+        let modify: (URLRequest) -> URLRequest? = modified(for:)
+        return modify(request)
     }
 }
 
