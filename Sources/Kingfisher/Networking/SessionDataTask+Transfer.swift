@@ -128,7 +128,9 @@ extension SessionDataTask {
 
     /// Streams the body into a buffer sized from `Content-Length`, within `limit` bytes.
     private func readBody(_ response: HTTPClientResponse, url: URL, limit: Int64, watchdog: IdleWatchdog) async throws -> Data {
-        let declared = response.headers.first(name: "content-length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        let declared = response.headers.first(name: "content-length")
+            .flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            .flatMap { $0 >= 0 ? $0 : nil }
         if let declared, declared > limit {
             throw KingfisherError.responseError(
                 reason: .responseTooLarge(url: url, limit: limit, declaredSize: declared, receivedSize: 0))
