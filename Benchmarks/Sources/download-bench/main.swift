@@ -31,7 +31,7 @@ func median(_ values: [Double]) -> Double {
 
 func cpuSeconds() -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
     let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
     let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     return user + system

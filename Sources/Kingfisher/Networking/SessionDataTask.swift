@@ -49,7 +49,8 @@ public final class SessionDataTask: Sendable {
         self.downloader = downloader
     }
 
-    /// Whether the transfer still runs with at least one caller.
+    /// Whether the transfer still takes callers: `false` once its body arrived or every caller
+    /// cancelled.
     public var isRunning: Bool { state.withLock { !$0.closed } }
 
     /// The number of callers waiting on this transfer.
