@@ -50,12 +50,18 @@ public final class RawHTTPConnection {
 
     /// Connects to `127.0.0.1:port`; reads time out after `timeout` seconds.
     public init(port: Int, timeout: TimeInterval = 10) throws {
+        // The descriptor is stored only once connected: a throwing init that had stored it would
+        // run deinit too, and a second close could hit a descriptor the server reused meanwhile.
+        fd = try Self.connectedSocket(port: port, timeout: timeout)
+    }
+
+    private static func connectedSocket(port: Int, timeout: TimeInterval) throws -> Int32 {
         #if canImport(Glibc)
         let socketType = Int32(SOCK_STREAM.rawValue)
         #else
         let socketType = SOCK_STREAM
         #endif
-        fd = socket(AF_INET, socketType, 0)
+        let fd = socket(AF_INET, socketType, 0)
         guard fd >= 0 else { throw RawHTTPError.system("socket", errno) }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
@@ -73,6 +79,7 @@ public final class RawHTTPConnection {
             close(fd)
             throw RawHTTPError.system("connect", code)
         }
+        return fd
     }
 
     deinit {

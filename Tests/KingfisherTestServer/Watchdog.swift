@@ -13,6 +13,7 @@ public struct WatchdogTimeout: Error, CustomStringConvertible, Sendable {
 /// A safety net so an awaited event that never comes fails the test instead of hanging it; a
 /// test must never rely on the limit to pass. `operation` must react to cancellation for the
 /// timeout to take effect.
+@discardableResult
 public func withWatchdog<T: Sendable>(
     _ limit: Duration, _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
