@@ -1,7 +1,9 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
+import NIOSSL
 
 /// A loopback HTTP server for networking tests, with per-path canned responses.
 ///
@@ -9,40 +11,75 @@ import NIOPosix
 /// HTTP/1.1 with keep-alive and serves any number of concurrent connections. Route paths before
 /// the requests arrive; unrouted paths answer `404`. Every request is logged when its headers are
 /// complete. Call ``shutdown()`` when done: it is not done for you.
+///
+/// Started with `tls: true` it serves HTTPS with a fresh self-signed certificate
+/// (``certificatePEM``) and negotiates HTTP/2 or HTTP/1.1 by ALPN; each stream of an HTTP/2
+/// connection is answered like an HTTP/1.1 request, without connection-level headers, and the
+/// responses that "close the connection" reset their stream instead.
 public final class TestHTTPServer: Sendable {
     /// The port the server listens on.
     public let port: Int
 
+    /// The PEM of the self-signed certificate a TLS server presents (valid for `localhost` and
+    /// `127.0.0.1`); trust it as a root to connect. Empty for a plain-HTTP server.
+    public let certificatePEM: String
+
+    private let isTLS: Bool
     private let group: MultiThreadedEventLoopGroup
     private let listener: any Channel
     private let core: ServerCore
 
-    private init(port: Int, group: MultiThreadedEventLoopGroup, listener: any Channel, core: ServerCore) {
+    private init(
+        port: Int, certificatePEM: String, group: MultiThreadedEventLoopGroup, listener: any Channel,
+        core: ServerCore
+    ) {
         self.port = port
+        self.certificatePEM = certificatePEM
+        self.isTLS = !certificatePEM.isEmpty
         self.group = group
         self.listener = listener
         self.core = core
     }
 
-    /// Starts a plain-HTTP server on 127.0.0.1 on a free port.
+    /// Starts a plain-HTTP server on 127.0.0.1 on a free port; the same as `start(tls: false)`.
     ///
     /// - Throws: When the socket cannot be bound.
     public static func start() async throws -> TestHTTPServer {
+        try await start(tls: false)
+    }
+
+    /// Starts a server on 127.0.0.1 on a free port, serving HTTPS with HTTP/2 and HTTP/1.1 when
+    /// `tls` is `true`, plain HTTP/1.1 otherwise.
+    ///
+    /// - Throws: When the certificate cannot be made or the socket cannot be bound.
+    public static func start(tls: Bool) async throws -> TestHTTPServer {
+        let identity = tls ? try SelfSignedIdentity.make() : nil
+        let sslContext = try identity?.serverContext()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let core = ServerCore()
-        let encoder = Self.encoderConfiguration
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                let registered = channel.eventLoop.makeCompletedFuture {
                     guard core.register(channel) else {
                         throw ChannelError.ioOnClosedChannel
                     }
-                    let pipeline = channel.pipeline.syncOperations
-                    try pipeline.configureHTTPServerPipeline(withEncoderConfiguration: encoder)
-                    try pipeline.addHandler(TestHTTPHandler(core: core, isHTTP2: false))
+                }
+                guard let sslContext else {
+                    return registered.flatMapThrowing { try Self.addHTTP1Handlers(to: channel, core: core) }
+                }
+                return registered.flatMapThrowing {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                }.flatMap {
+                    channel.configureHTTP2SecureUpgrade(
+                        h2ChannelConfigurator: { channel in
+                            channel.eventLoop.makeCompletedFuture { try Self.addHTTP2Handlers(to: channel, core: core) }
+                        },
+                        http1ChannelConfigurator: { channel in
+                            channel.eventLoop.makeCompletedFuture { try Self.addHTTP1Handlers(to: channel, core: core) }
+                        })
                 }
             }
         do {
@@ -51,10 +88,32 @@ public final class TestHTTPServer: Sendable {
                 try? await listener.close().get()
                 throw ChannelError.unknownLocalAddress
             }
-            return TestHTTPServer(port: port, group: group, listener: listener, core: core)
+            return TestHTTPServer(
+                port: port, certificatePEM: identity?.certificatePEM ?? "", group: group, listener: listener,
+                core: core)
         } catch {
             try? await group.shutdownGracefully()
             throw error
+        }
+    }
+
+    /// HTTP/1.1 on `channel` (plain, or inside TLS after ALPN chose it). Call on its event loop.
+    private static func addHTTP1Handlers(to channel: any Channel, core: ServerCore) throws {
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.configureHTTPServerPipeline(withEncoderConfiguration: encoderConfiguration)
+        try pipeline.addHandler(TestHTTPHandler(core: core, isHTTP2: false))
+    }
+
+    /// HTTP/2 on `channel`, each stream translated to HTTP/1-style parts for the same handler.
+    /// Call on its event loop.
+    private static func addHTTP2Handlers(to channel: any Channel, core: ServerCore) throws {
+        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+            mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
+        ) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                try stream.pipeline.syncOperations.addHandler(TestHTTPHandler(core: core, isHTTP2: true))
+            }
         }
     }
 
@@ -65,9 +124,11 @@ public final class TestHTTPServer: Sendable {
         return configuration
     }
 
-    /// The server's root, `http://127.0.0.1:<port>`, without a trailing slash.
+    /// The server's root without a trailing slash: `http://127.0.0.1:<port>`, or
+    /// `https://localhost:<port>` for a TLS server (the name its certificate is for).
     public var baseURL: URL {
-        URL(string: "http://127.0.0.1:\(port)")!  // a literal host and an integer port always parse
+        // A literal scheme and host with an integer port always parse.
+        URL(string: isTLS ? "https://localhost:\(port)" : "http://127.0.0.1:\(port)")!
     }
 
     /// `baseURL` followed by `path`, which should start with `/` and may carry a query string.
