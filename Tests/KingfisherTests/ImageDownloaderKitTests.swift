@@ -52,6 +52,7 @@ enum DownloaderKit {
 
     /// Runs `body`, failing with ``TimedOut`` if it takes longer than `seconds` (a watchdog, not a
     /// wait the test depends on).
+    @discardableResult
     static func bounded<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }

@@ -107,4 +107,21 @@ import Testing
             }
         }
     }
+
+    @Test func aRefusedConnectionFailsAtOnceAsATransferError() async throws {
+        let closed = try await TestHTTPServer.start()
+        let url = closed.url("/gone.png")
+        try await closed.shutdown()
+        let downloader = try ImageDownloader(name: "refused")
+        // Far below the 10 s connect timeout: the failure is reported, not retried until then.
+        try await DownloaderKit.bounded(5) {
+            await #expect {
+                try await downloader.downloadImage(with: url)
+            } throws: { error in
+                guard case .responseError(reason: .URLSessionError) = error as? KingfisherError else { return false }
+                return true
+            }
+        }
+        try await downloader.shutdown()
+    }
 }

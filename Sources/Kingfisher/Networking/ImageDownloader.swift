@@ -76,6 +76,9 @@ public final class ImageDownloader: Sendable {
             connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: limit)
         )
         configuration.httpVersion = .automatic
+        // A failed connection (refused, TLS verification) fails its requests at once instead of
+        // being retried until the connect timeout; retrying is the RetryStrategy's job.
+        configuration.connectionPool.retryConnectionEstablishment = false
         self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         self.scheduler = HostScheduler(limit: limit)
         self.settings = Mutex(Settings())
