@@ -85,11 +85,11 @@ extension ImageDownloader {
         delegate?.imageDownloader(self, willDownloadImageForURL: url, with: request)
     }
 
-    func reportDidFinishDownloading(url: URL, outcome: Result<(Data, HTTPURLResponse), KingfisherError>) {
+    func reportDidFinishDownloading(url: URL, outcome: Result<(Data, ResponseHead), KingfisherError>) {
         guard let delegate else { return }
         switch outcome {
-        case .success(let (_, response)):
-            delegate.imageDownloader(self, didFinishDownloadingImageForURL: url, with: response, error: nil)
+        case .success(let (_, head)):
+            delegate.imageDownloader(self, didFinishDownloadingImageForURL: url, with: head.urlResponse, error: nil)
         case .failure(let error):
             delegate.imageDownloader(self, didFinishDownloadingImageForURL: url, with: nil, error: error)
         }
@@ -100,8 +100,8 @@ extension ImageDownloader {
         return delegate.imageDownloader(self, didDownload: data, with: task)
     }
 
-    func reportDidDownload(image: KFCrossPlatformImage, url: URL, response: HTTPURLResponse) {
-        delegate?.imageDownloader(self, didDownload: image, for: url, with: response)
+    func reportDidDownload(image: KFCrossPlatformImage, url: URL, response: ResponseHead) {
+        delegate?.imageDownloader(self, didDownload: image, for: url, with: response.urlResponse)
     }
 
     func isValidStatusCode(_ code: Int) -> Bool {

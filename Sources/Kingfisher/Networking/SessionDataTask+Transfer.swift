@@ -12,7 +12,7 @@ extension SessionDataTask {
     /// the callers (processed once per processor) or the error to each of them.
     func run() async {
         let host = originalURL.host ?? ""
-        let outcome: Result<(Data, HTTPURLResponse), KingfisherError>
+        let outcome: Result<(Data, ResponseHead), KingfisherError>
         do {
             try await downloader.scheduler.acquire(host: host, priority: priority)
             defer { downloader.scheduler.release(host: host) }
@@ -62,12 +62,13 @@ extension SessionDataTask {
     }
 
     /// Sends the request, follows redirects, validates the response and reads the body.
-    private func fetch() async throws -> (Data, HTTPURLResponse) {
+    private func fetch() async throws -> (Data, ResponseHead) {
         let settings = downloader.transferSettings
-        let watchdog = IdleWatchdog(timeout: settings.timeout, eventLoop: downloader.client.eventLoopGroup.any()) { [weak self] in
+        let watchdog = IdleWatchdog(timeout: settings.timeout) { [weak self] in
             self?.stopForTimeout()
         }
-        defer { watchdog.stop() }
+        downloader.sweeper.add(watchdog)
+        defer { downloader.sweeper.remove(watchdog) }
 
         var current = request
         var redirects = 0
@@ -78,7 +79,7 @@ extension SessionDataTask {
                 deadline: .now() + .nanoseconds(Int64(min(settings.timeout, 1_000_000) * 1_000_000_000))
             )
             watchdog.touch()
-            let head = try makeURLResponse(response, url: url)
+            let head = ResponseHead(url: url, response: response)
 
             if let next = try await redirectRequest(after: response, head: head, from: current, redirects: &redirects, limit: settings.maximumRedirects) {
                 // Drain the redirect's (small) body so the connection can be reused.
@@ -92,10 +93,13 @@ extension SessionDataTask {
             }
 
             guard downloader.isValidStatusCode(head.statusCode) else {
-                throw KingfisherError.responseError(reason: .invalidHTTPStatusCode(response: head))
+                throw KingfisherError.responseError(reason: .invalidHTTPStatusCode(response: try urlResponse(head)))
             }
-            guard await downloader.responseDisposition(for: head) == .allow else {
-                throw KingfisherError.responseError(reason: .cancelledByDelegate(response: head))
+            if downloader.delegate != nil {
+                let response = try urlResponse(head)
+                guard await downloader.responseDisposition(for: response) == .allow else {
+                    throw KingfisherError.responseError(reason: .cancelledByDelegate(response: response))
+                }
             }
             let data = try await readBody(response, url: url, limit: settings.maximumResponseSize, watchdog: watchdog)
             return (data, head)
@@ -104,7 +108,7 @@ extension SessionDataTask {
 
     /// The request for the redirect in `response`, or `nil` when it is not one or is not followed.
     private func redirectRequest(
-        after response: HTTPClientResponse, head: HTTPURLResponse, from current: URLRequest,
+        after response: HTTPClientResponse, head: ResponseHead, from current: URLRequest,
         redirects: inout Int, limit: Int
     ) async throws -> URLRequest? {
         let status = Int(response.status.code)
@@ -123,13 +127,13 @@ extension SessionDataTask {
             next.httpBody = nil
         }
         guard let handler = redirectHandler else { return next }
-        return await handler.handleHTTPRedirection(for: self, response: head, newRequest: next)
+        return await handler.handleHTTPRedirection(for: self, response: try urlResponse(head), newRequest: next)
     }
 
     /// Streams the body into a buffer sized from `Content-Length`, within `limit` bytes.
     private func readBody(_ response: HTTPClientResponse, url: URL, limit: Int64, watchdog: IdleWatchdog) async throws -> Data {
         let declared = response.headers.first(name: "content-length")
-            .flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            .flatMap { Int64($0) ?? Int64($0.trimmingCharacters(in: .whitespaces)) }
             .flatMap { $0 >= 0 ? $0 : nil }
         if let declared, declared > limit {
             throw KingfisherError.responseError(
@@ -183,19 +187,40 @@ extension SessionDataTask {
         return clientRequest
     }
 
-    private func makeURLResponse(_ response: HTTPClientResponse, url: URL) throws -> HTTPURLResponse {
+    /// The Foundation response for hooks and errors; `.noURLResponse` if it cannot be made.
+    private func urlResponse(_ head: ResponseHead) throws -> HTTPURLResponse {
+        guard let response = head.urlResponse else {
+            throw KingfisherError.responseError(reason: .noURLResponse(task: self))
+        }
+        return response
+    }
+}
+
+/// The status line and headers of a response, turned into an `HTTPURLResponse` only when a hook
+/// or an error needs one (building it costs about a tenth of a small download's CPU).
+struct ResponseHead: Sendable {
+    let url: URL
+    let statusCode: Int
+    let version: HTTPVersion
+    let headers: HTTPHeaders
+
+    init(url: URL, response: HTTPClientResponse) {
+        self.url = url
+        self.statusCode = Int(response.status.code)
+        self.version = response.version
+        self.headers = response.headers
+    }
+
+    var urlResponse: HTTPURLResponse? {
         var fields: [String: String] = [:]
-        for (name, value) in response.headers {
+        for (name, value) in headers {
             if let existing = fields[name] {
                 fields[name] = existing + ", " + value
             } else {
                 fields[name] = value
             }
         }
-        let version = "HTTP/\(response.version.major).\(response.version.minor)"
-        guard let head = HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: version, headerFields: fields) else {
-            throw KingfisherError.responseError(reason: .noURLResponse(task: self))
-        }
-        return head
+        return HTTPURLResponse(
+            url: url, statusCode: statusCode, httpVersion: "HTTP/\(version.major).\(version.minor)", headerFields: fields)
     }
 }
