@@ -72,33 +72,42 @@ public enum TLSTestClient {
         let hostname = isAddress ? nil : serverName
         let request = HTTPRequestHead(
             version: .http1_1, method: .GET, uri: path, headers: ["Host": "\(serverName):\(port)"])
-        let channel = try await ClientBootstrap(group: loop)
+        // The whole pipeline, HTTP/2 included, is in place before the connection goes live: bytes
+        // the server sends right after the handshake (its SETTINGS) must not reach an unfinished
+        // pipeline and be dropped, which would leave the frame decoder waiting forever.
+        let multiplexer = loop.makePromise(of: NIOHTTP2Handler.StreamMultiplexer.self)
+        let bootstrap = ClientBootstrap(group: loop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: hostname))
-                    if !http2 {
+                    if http2 {
+                        multiplexer.succeed(try pipeline.configureHTTP2Pipeline(
+                            mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()
+                        ) { $0.eventLoop.makeSucceededVoidFuture() })
+                    } else {
+                        multiplexer.fail(ChannelError.inappropriateOperationForState)
                         try pipeline.addHTTPClientHandlers()
                         try pipeline.addHandler(ResponseCollector(promise: promise))
                     }
                 }
             }
-            .connect(host: "127.0.0.1", port: port).get()
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: "127.0.0.1", port: port).get()
+        } catch {
+            multiplexer.fail(error)
+            throw error
+        }
         defer { channel.close(promise: nil) }
 
         if http2 {
-            let stream = try await channel.eventLoop.flatSubmit {
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                        mode: .client, connectionConfiguration: .init(), streamConfiguration: .init()
-                    ) { $0.eventLoop.makeSucceededVoidFuture() }
-                }.flatMap { multiplexer in
-                    multiplexer.createStreamChannel { stream in
-                        stream.eventLoop.makeCompletedFuture {
-                            try stream.pipeline.syncOperations.addHandler(
-                                HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: .https))
-                            try stream.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
-                        }
+            let stream = try await multiplexer.futureResult.flatMap { multiplexer in
+                multiplexer.createStreamChannel { stream in
+                    stream.eventLoop.makeCompletedFuture {
+                        try stream.pipeline.syncOperations.addHandler(
+                            HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: .https))
+                        try stream.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
                     }
                 }
             }.get()

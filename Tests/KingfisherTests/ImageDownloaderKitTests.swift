@@ -45,32 +45,10 @@ enum DownloaderKit {
         try await server.shutdown()
     }
 
-    struct TimedOut: Error, CustomStringConvertible {
-        let seconds: Double
-        var description: String { "the test did not finish within \(seconds) s" }
-    }
-
-    /// Runs `body`, failing with ``TimedOut`` if it takes longer than `seconds` (a watchdog, not a
-    /// wait the test depends on). On a timeout the body is cancelled and left behind, so a body
-    /// stuck in a wait that ignores cancellation cannot hang the test run.
+    /// Runs `body` under the shared test watchdog: a timeout fails the test instead of hanging it.
     @discardableResult
     static func bounded<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let outcome = LockedBox<CheckedContinuation<Result<T, any Error>, Never>?>(nil)
-        let finish: @Sendable (Result<T, any Error>) -> Void = { result in
-            outcome.withLock { $0.take() }?.resume(returning: result)
-        }
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
-            outcome.withLock { $0 = continuation }
-            let work = Task {
-                do { finish(.success(try await body())) } catch { finish(.failure(error)) }
-            }
-            Task {
-                try? await Task.sleep(for: .seconds(seconds))
-                work.cancel()
-                finish(.failure(TimedOut(seconds: seconds)))
-            }
-        }
-        return try result.get()
+        try await withWatchdog(.seconds(seconds), body)
     }
 }
 
