@@ -11,6 +11,12 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.1.0"),
     ],
     targets: [
         .systemLibrary(
@@ -42,6 +48,10 @@ let package = Package(
             dependencies: [
                 "KingfisherCShims", "CLibPNG", "CGIFLib", "CLibWebP",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .executableTarget(
@@ -54,9 +64,24 @@ let package = Package(
         // Test support: key-derived payloads shared by the tests and the cache-stress child process.
         .target(name: "KingfisherTestSupport", path: "Tests/KingfisherTestSupport"),
         .executableTarget(name: "cache-stress", dependencies: ["Kingfisher", "KingfisherTestSupport"], path: "Tests/CacheStress"),
+        // The loopback HTTP server the networking tests run against; test support only, never shipped.
+        .target(
+            name: "KingfisherTestServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/KingfisherTestServer"
+        ),
         .testTarget(
             name: "KingfisherTests",
-            dependencies: ["Kingfisher", "KingfisherTestSupport"],
+            dependencies: ["Kingfisher", "KingfisherTestSupport", "KingfisherTestServer"],
             resources: [.copy("Fixtures")]
         ),
     ],

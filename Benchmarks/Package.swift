@@ -13,6 +13,10 @@ let package = Package(
         ),
         .executableTarget(name: "disk-cache-bench", dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]),
         .executableTarget(
+            name: "download-bench",
+            dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]
+        ),
+        .executableTarget(
             name: "memory-cache-bench",
             dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]
         ),

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build needs (the C libraries' -dev packages and pkg-config),
+# Installs the Debian packages the build needs (the C libraries' -dev packages and pkg-config;
+# libcurl4-openssl-dev because FoundationNetworking, which gives the downloader's hooks their
+# URLRequest and HTTPURLResponse types, links libcurl, and a static-stdlib build needs -lcurl),
 # plus any extra package names given as arguments. Installs only what is missing, so it is cheap
 # to run again.
 set -euo pipefail
 
-packages=(pkg-config libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev "$@")
+packages=(pkg-config libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libcurl4-openssl-dev "$@")
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 extension KingfisherError: LocalizedError, CustomStringConvertible {
     /// One sentence saying what failed.
@@ -32,7 +35,14 @@ extension KingfisherError.RequestErrorReason {
     var message: String {
         switch self {
         case .emptyRequest:
-            return "The request is empty."
+            return "The request is empty: the request modifier returned nil."
+        case .invalidURL(let request):
+            return "The request has no usable http or https URL: \(request.url?.absoluteString ?? "nil")."
+        case let .taskCancelled(task, _):
+            if let url = task?.originalURL {
+                return "The download of \(url.absoluteString) was cancelled."
+            }
+            return "The download was cancelled."
         case .asyncTaskContextCancelled:
             return "The task was cancelled before the work started."
         }
@@ -42,8 +52,29 @@ extension KingfisherError.RequestErrorReason {
 extension KingfisherError.ResponseErrorReason {
     var message: String {
         switch self {
+        case .invalidURLResponse(let response):
+            return "The response from \(response.url?.absoluteString ?? "an unknown URL") is not a readable HTTP response."
+        case .invalidHTTPStatusCode(let response):
+            return "The server answered \(response.url?.absoluteString ?? "an unknown URL") with the invalid status \(response.statusCode)."
         case .URLSessionError(let error):
             return "The transfer failed: \(error)."
+        case .dataModifyingFailed(let task):
+            return "The downloader delegate rejected the data downloaded from \(task.originalURL.absoluteString)."
+        case .noURLResponse(let task):
+            return "The transfer of \(task.originalURL.absoluteString) ended without a response."
+        case .cancelledByDelegate(let response):
+            return "The downloader delegate cancelled the download of \(response.url?.absoluteString ?? "an unknown URL") on its response."
+        case let .responseTooLarge(url, limit, declaredSize, receivedSize):
+            if let declaredSize {
+                return "The response from \(url.absoluteString) declares \(declaredSize) bytes, over the limit of \(limit) bytes."
+            }
+            return "The response from \(url.absoluteString) passed the limit of \(limit) bytes (\(receivedSize) bytes received)."
+        case let .downloadTimedOut(url, timeout):
+            return "The download of \(url.absoluteString) timed out: nothing arrived for \(timeout) seconds."
+        case let .responseIncomplete(url, expected, received):
+            return "The response from \(url.absoluteString) ended after \(received) of its \(expected) bytes."
+        case let .tooManyRedirects(url, limit):
+            return "The download of \(url.absoluteString) was redirected more than \(limit) times or in a loop."
         }
     }
 }
@@ -76,6 +107,13 @@ extension KingfisherError.CacheErrorReason {
 extension KingfisherError.ProcessorErrorReason {
     var message: String {
         switch self {
+        case let .processingFailed(processor, item):
+            switch item {
+            case .data(let data):
+                return "The processor \(processor.identifier) gave no image for \(data.count) bytes of data."
+            case .image:
+                return "The processor \(processor.identifier) gave no image for the input image."
+            }
         case .emptyImageData:
             return "Cannot decode an image: the data is empty."
         case .unknownImageFormat(let header):

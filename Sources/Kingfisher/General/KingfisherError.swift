@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Every error Kingfisher reports, grouped by the stage that failed.
 ///
@@ -21,16 +24,46 @@ public enum KingfisherError: Error, Sendable {
 
     /// Reasons of `.requestError`.
     public enum RequestErrorReason: Sendable {
-        /// 1001: the request is empty.
+        /// 1001: the request is empty: a request modifier returned `nil`.
         case emptyRequest
+        /// 1002: the request has no usable URL (missing, empty, or not http/https).
+        case invalidURL(request: URLRequest)
+        /// 1003: the caller cancelled the download.
+        ///
+        /// `task` and `token` name the shared transfer and the caller's token; both are `nil` when
+        /// the caller was cancelled while no transfer was attached to it (waiting for an async
+        /// request modifier or for a retry delay).
+        case taskCancelled(task: SessionDataTask?, token: SessionDataTask.CancelToken?)
         /// 1005: the Swift task was cancelled before the work started.
         case asyncTaskContextCancelled
     }
 
     /// Reasons of `.responseError`.
     public enum ResponseErrorReason: Sendable {
-        /// 2003: the transport failed; the underlying error is kept.
+        /// 2001: the response is not an HTTP response that can be read.
+        case invalidURLResponse(response: URLResponse)
+        /// 2002: the HTTP status code is not valid for the downloader's delegate (default 200..<400).
+        case invalidHTTPStatusCode(response: HTTPURLResponse)
+        /// 2003: the transport failed; the underlying error (usually AsyncHTTPClient's) is kept.
         case URLSessionError(error: any Error)
+        /// 2004: the downloader delegate rejected the downloaded data (returned `nil`).
+        case dataModifyingFailed(task: SessionDataTask)
+        /// 2005: the transfer ended without a response.
+        case noURLResponse(task: SessionDataTask)
+        /// 2006: the downloader delegate cancelled the download when the response arrived.
+        case cancelledByDelegate(response: URLResponse)
+        /// 2101 (ours): the response is larger than the downloader's maximum response size.
+        ///
+        /// `declaredSize` is the `Content-Length` when that alone was over the limit (nothing of
+        /// the body was read); otherwise `nil`, and `receivedSize` is how many bytes had arrived
+        /// when the limit was crossed. The partial body is freed.
+        case responseTooLarge(url: URL, limit: Int64, declaredSize: Int64?, receivedSize: Int64)
+        /// 2102 (ours): no byte arrived from the server for `timeout` seconds.
+        case downloadTimedOut(url: URL, timeout: TimeInterval)
+        /// 2103 (ours): the connection ended before the `Content-Length` bytes of the body arrived.
+        case responseIncomplete(url: URL, expected: Int64, received: Int64)
+        /// 2104 (ours): the server redirected more times than the downloader allows, or in a loop.
+        case tooManyRedirects(url: URL, limit: Int)
     }
 
     /// Reasons of `.cacheError`.
@@ -57,6 +90,8 @@ public enum KingfisherError: Error, Sendable {
 
     /// Reasons of `.processorError`, including the decoding and encoding reasons of our own.
     public enum ProcessorErrorReason: Sendable {
+        /// 4001: `processor` returned no image for `item`.
+        case processingFailed(processor: any ImageProcessor, item: ImageProcessItem)
         /// 4101: there were no bytes to decode.
         case emptyImageData
         /// 4102: the bytes are in no format we decode; `header` holds the first few of them.
@@ -98,9 +133,20 @@ public enum ImageLimitViolation: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension KingfisherError {
-    /// True for `.requestError(.asyncTaskContextCancelled)` and, later, every cancelled task.
+    /// True when the work stopped because a caller cancelled it: `.requestError(.taskCancelled)`
+    /// and `.requestError(.asyncTaskContextCancelled)`.
     public var isTaskCancelled: Bool {
-        if case .requestError(reason: .asyncTaskContextCancelled) = self { return true }
+        switch self {
+        case .requestError(reason: .taskCancelled), .requestError(reason: .asyncTaskContextCancelled):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// True for `.responseError(.invalidHTTPStatusCode)`.
+    public var isInvalidResponseStatusCode: Bool {
+        if case .responseError(reason: .invalidHTTPStatusCode) = self { return true }
         return false
     }
 
@@ -120,6 +166,8 @@ extension KingfisherError.RequestErrorReason {
     var errorCode: Int {
         switch self {
         case .emptyRequest: return 1001
+        case .invalidURL: return 1002
+        case .taskCancelled: return 1003
         case .asyncTaskContextCancelled: return 1005
         }
     }
@@ -128,7 +176,16 @@ extension KingfisherError.RequestErrorReason {
 extension KingfisherError.ResponseErrorReason {
     var errorCode: Int {
         switch self {
+        case .invalidURLResponse: return 2001
+        case .invalidHTTPStatusCode: return 2002
         case .URLSessionError: return 2003
+        case .dataModifyingFailed: return 2004
+        case .noURLResponse: return 2005
+        case .cancelledByDelegate: return 2006
+        case .responseTooLarge: return 2101
+        case .downloadTimedOut: return 2102
+        case .responseIncomplete: return 2103
+        case .tooManyRedirects: return 2104
         }
     }
 }
@@ -152,6 +209,7 @@ extension KingfisherError.CacheErrorReason {
 extension KingfisherError.ProcessorErrorReason {
     var errorCode: Int {
         switch self {
+        case .processingFailed: return 4001
         case .emptyImageData: return 4101
         case .unknownImageFormat: return 4102
         case .decodingFailed: return 4103

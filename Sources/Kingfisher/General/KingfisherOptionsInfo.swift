@@ -40,6 +40,16 @@ public enum KingfisherOptionsInfoItem: Sendable {
     case forcedCacheFileExtension(String?)
     /// Options passed to `Data.write(to:options:)` for disk cache files.
     case diskStoreWriteOptions(Data.WritingOptions)
+    /// The downloader that fetches the image. Default ``ImageDownloader/default``.
+    case downloader(ImageDownloader)
+    /// Changes the request before it is sent (headers, URL); sync or async. Default none.
+    case requestModifier(any AsyncImageDownloadRequestModifier)
+    /// Decides on each redirect: follow it as is, change the new request, or stop (`nil`).
+    case redirectHandler(any ImageDownloadRedirectHandler)
+    /// Orders requests waiting for a connection to their host; higher first. Default 0.5.
+    case downloadPriority(Float)
+    /// Retries failed downloads; user cancellation is never retried. Default none.
+    case retryStrategy(any RetryStrategy)
 }
 
 /// The parsed form of ``KingfisherOptionsInfo`` that processors, serializers and modifiers read.
@@ -76,6 +86,16 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var forcedExtension: String?
     /// Write options for disk cache files.
     public var diskStoreWriteOptions: Data.WritingOptions = []
+    /// The downloader; `nil` means ``ImageDownloader/default``.
+    public var downloader: ImageDownloader?
+    /// The request modifier, if any.
+    public var requestModifier: (any AsyncImageDownloadRequestModifier)?
+    /// The redirect handler, if any.
+    public var redirectHandler: (any ImageDownloadRedirectHandler)?
+    /// The priority among requests queued for the same host (0...1 by convention).
+    public var downloadPriority: Float = ImageDownloader.defaultDownloadPriority
+    /// The retry strategy, if any.
+    public var retryStrategy: (any RetryStrategy)?
 
     /// Parses `info`; `nil` gives the defaults.
     public init(_ info: KingfisherOptionsInfo?) {
@@ -97,6 +117,11 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .fromMemoryCacheOrRefresh: fromMemoryCacheOrRefresh = true
             case .forcedCacheFileExtension(let value): forcedExtension = value
             case .diskStoreWriteOptions(let value): diskStoreWriteOptions = value
+            case .downloader(let value): downloader = value
+            case .requestModifier(let value): requestModifier = value
+            case .redirectHandler(let value): redirectHandler = value
+            case .downloadPriority(let value): downloadPriority = value.isFinite ? value : ImageDownloader.defaultDownloadPriority
+            case .retryStrategy(let value): retryStrategy = value
             }
         }
     }

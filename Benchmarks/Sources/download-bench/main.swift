@@ -1,0 +1,115 @@
+import Foundation
+import Kingfisher
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Times ImageDownloader over a list of URLs and prints one JSON line.
+//
+//   download-bench URLFILE [--concurrency N] [--runs N] [--decode]
+//
+// Each run downloads every URL once with N downloads in flight (a fresh cache-free pass; the
+// downloader keeps its connections between runs, as a running app would). Without --decode the
+// processor skips decoding, so the figure is the downloader itself (request, sharing, scheduling,
+// streaming into a buffer, callbacks); with --decode each body is decoded by DefaultImageProcessor.
+// One warm-up run comes first and is not counted.
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("download-bench: \(message)\n".utf8))
+    exit(2)
+}
+
+func option(_ name: String, in arguments: [String]) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    return user + system
+}
+
+/// Keeps the bytes and hands back one tiny image, so no time goes to decoding.
+struct PassThroughProcessor: ImageProcessor {
+    static let image = ImageFrame(width: 1, height: 1, pixels: [0, 0, 0, 255]).map { KFCrossPlatformImage(frame: $0) }
+    let identifier = "bench.pass-through"
+    func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        Self.image
+    }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let listPath = arguments.first, !listPath.hasPrefix("--") else {
+    fail("usage: download-bench URLFILE [--concurrency N] [--runs N] [--decode]")
+}
+let concurrency = max(1, Int(option("--concurrency", in: arguments) ?? "8") ?? 8)
+let runs = max(1, Int(option("--runs", in: arguments) ?? "5") ?? 5)
+let decode = arguments.contains("--decode")
+guard let list = try? String(contentsOfFile: listPath, encoding: .utf8) else { fail("cannot read \(listPath)") }
+let urls = list.split(whereSeparator: \.isNewline).compactMap { URL(string: String($0)) }
+guard !urls.isEmpty else { fail("no URLs in \(listPath)") }
+
+let downloader: ImageDownloader
+do {
+    downloader = try ImageDownloader(name: "download-bench", maxConnectionsPerHost: concurrency)
+} catch {
+    fail("\(error)")
+}
+let options: KingfisherOptionsInfo = decode ? [] : [.processor(PassThroughProcessor())]
+
+/// Downloads every URL once, `concurrency` at a time; returns the number of failures.
+func pass() async -> Int {
+    await withTaskGroup(of: Bool.self) { group in
+        var next = 0
+        var failures = 0
+        for _ in 0..<min(concurrency, urls.count) {
+            let url = urls[next]
+            next += 1
+            group.addTask { (try? await downloader.downloadImage(with: url, options: options)) != nil }
+        }
+        while let ok = await group.next() {
+            if !ok { failures += 1 }
+            if next < urls.count {
+                let url = urls[next]
+                next += 1
+                group.addTask { (try? await downloader.downloadImage(with: url, options: options)) != nil }
+            }
+        }
+        return failures
+    }
+}
+
+let warmUpFailures = await pass()
+if warmUpFailures > 0 { fail("\(warmUpFailures) of \(urls.count) downloads failed in the warm-up") }
+var seconds: [Double] = []
+var cpu: [Double] = []
+for _ in 0..<runs {
+    let cpuStart = cpuSeconds()
+    let start = DispatchTime.now().uptimeNanoseconds
+    let failures = await pass()
+    seconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    cpu.append(cpuSeconds() - cpuStart)
+    if failures > 0 { fail("\(failures) of \(urls.count) downloads failed") }
+}
+try? await downloader.shutdown()
+let medianSeconds = median(seconds)
+let json: [String: Any] = [
+    "client": decode ? "ImageDownloader+decode" : "ImageDownloader",
+    "requests": urls.count,
+    "concurrency": concurrency,
+    "runs_s": seconds,
+    "median_s": medianSeconds,
+    "requests_per_s": Double(urls.count) / medianSeconds,
+    "cpu_us_per_request": median(cpu) / Double(urls.count) * 1e6,
+]
+if let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]) {
+    print(String(decoding: data, as: UTF8.self))
+}

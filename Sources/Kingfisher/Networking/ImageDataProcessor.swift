@@ -1,0 +1,35 @@
+import Foundation
+
+/// Turns downloaded data into each caller's image, running each distinct processor once.
+///
+/// Callers whose processors have the same `identifier` share one run and its image (the cache
+/// relies on the same rule: one identifier, one output).
+struct ImageDataProcessor {
+    let data: Data
+    let url: URL
+    let callers: [DownloadTask]
+
+    /// Processes for every caller still waiting; `onImage` sees each image made.
+    func process(onImage: (KFCrossPlatformImage) -> Void) {
+        var order: [String] = []
+        var groups: [String: [DownloadTask]] = [:]
+        for caller in callers {
+            let identifier = caller.options.processor.identifier
+            if groups[identifier] == nil { order.append(identifier) }
+            groups[identifier, default: []].append(caller)
+        }
+        for identifier in order {
+            guard let group = groups[identifier], let first = group.first(where: \.isActive) else { continue }
+            let processor = first.options.processor
+            let item = ImageProcessItem.data(data)
+            let result: Result<ImageLoadingResult, KingfisherError>
+            if let image = processor.process(item: item, options: first.options) {
+                onImage(image)
+                result = .success(ImageLoadingResult(image: image, url: url, originalData: data))
+            } else {
+                result = .failure(.processorError(reason: .processingFailed(processor: processor, item: item)))
+            }
+            for caller in group { caller.downloader.deliver(result, to: caller) }
+        }
+    }
+}

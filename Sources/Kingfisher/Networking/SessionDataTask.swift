@@ -1,0 +1,159 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One network transfer, shared by every caller that asked for the same request at the same time.
+///
+/// Kingfisher wraps a `URLSessionDataTask` here; on Linux the transfer runs on AsyncHTTPClient.
+/// Each caller holds a ``CancelToken``; ``cancel(token:)`` fails that caller only, and the
+/// transfer stops when no caller is left. Once the body has arrived the transfer accepts no new
+/// callers: a later request for the same URL starts a new transfer.
+public final class SessionDataTask: Sendable {
+    /// Identifies one caller of the transfer.
+    public typealias CancelToken = Int
+
+    /// The URL of the request sent (after the request modifier, before redirects).
+    public let originalURL: URL
+    /// The request sent first (after the request modifier).
+    public let request: URLRequest
+
+    let key: RequestKey
+    let priority: Float
+    let redirectHandler: (any ImageDownloadRedirectHandler)?
+    let downloader: ImageDownloader
+
+    private struct State {
+        var callers: [CancelToken: DownloadTask] = [:]
+        var nextToken: CancelToken = 0
+        /// No caller can join any more: the body arrived, or every caller cancelled.
+        var closed = false
+        var runner: Task<Void, Never>?
+        var stopReason: StopReason?
+    }
+
+    enum StopReason: Sendable {
+        case cancelled
+        case timedOut
+    }
+
+    private let state = Mutex(State())
+
+    init(request: URLRequest, url: URL, key: RequestKey, options: KingfisherParsedOptionsInfo, downloader: ImageDownloader) {
+        self.request = request
+        self.originalURL = url
+        self.key = key
+        self.priority = options.downloadPriority
+        self.redirectHandler = options.redirectHandler
+        self.downloader = downloader
+    }
+
+    /// Whether the transfer still takes callers: `false` once its body arrived or every caller
+    /// cancelled.
+    public var isRunning: Bool { state.withLock { !$0.closed } }
+
+    /// The number of callers waiting on this transfer.
+    public var callerCount: Int { state.withLock { $0.callers.count } }
+
+    /// Cancels the caller holding `token`; the transfer stops if it was the last one.
+    public func cancel(token: CancelToken) {
+        let (caller, stopTransfer) = state.withLock { state -> (DownloadTask?, Bool) in
+            guard let caller = state.callers.removeValue(forKey: token) else { return (nil, false) }
+            guard state.callers.isEmpty, !state.closed else { return (caller, false) }
+            state.closed = true
+            state.stopReason = state.stopReason ?? .cancelled
+            return (caller, true)
+        }
+        if stopTransfer { stopRunner() }
+        caller?.finish(.failure(.requestError(reason: .taskCancelled(task: self, token: token))))
+    }
+
+    /// Cancels every caller and stops the transfer.
+    public func forceCancel() {
+        let callers = state.withLock { state -> [CancelToken: DownloadTask] in
+            let callers = state.callers
+            state.callers = [:]
+            if !state.closed {
+                state.closed = true
+                state.stopReason = state.stopReason ?? .cancelled
+            }
+            return callers
+        }
+        stopRunner()
+        for (token, caller) in callers.sorted(by: { $0.key < $1.key }) {
+            caller.finish(.failure(.requestError(reason: .taskCancelled(task: self, token: token))))
+        }
+    }
+
+    /// Adds a caller; `nil` when the transfer takes no new callers.
+    func add(_ caller: DownloadTask) -> CancelToken? {
+        state.withLock { state in
+            guard !state.closed else { return nil }
+            let token = state.nextToken
+            state.nextToken += 1
+            state.callers[token] = caller
+            return token
+        }
+    }
+
+    /// Starts the transfer on a new Swift task.
+    func start() {
+        state.withLock { state in
+            guard state.runner == nil else { return }
+            state.runner = Task { await self.run() }
+            if state.closed { state.runner?.cancel() }
+        }
+    }
+
+    /// Stops the transfer because nothing arrived in time; callers get the timeout error.
+    func stopForTimeout() {
+        let runner = state.withLock { state -> Task<Void, Never>? in
+            guard state.stopReason == nil else { return nil }
+            state.stopReason = .timedOut
+            return state.runner
+        }
+        runner?.cancel()
+    }
+
+    /// Why the transfer was stopped early, if it was.
+    var stopReason: StopReason? { state.withLock { $0.stopReason } }
+
+    /// The callers still waiting, for progress reports.
+    var activeCallers: [DownloadTask] { state.withLock { Array($0.callers.values) } }
+
+    /// Closes the transfer to new callers and hands over the ones still waiting.
+    func closeAndTakeCallers() -> [DownloadTask] {
+        state.withLock { state in
+            state.closed = true
+            let callers = state.callers.sorted { $0.key < $1.key }.map(\.value)
+            state.callers = [:]
+            return callers
+        }
+    }
+
+    private func stopRunner() {
+        let runner = state.withLock { $0.runner }
+        runner?.cancel()
+        downloader.removeSessionTask(self)
+    }
+}
+
+/// What makes two requests the same transfer: URL, method, headers and body.
+struct RequestKey: Hashable, Sendable {
+    let url: URL
+    let method: String
+    let headers: [String: String]
+    let body: Data?
+
+    init(_ request: URLRequest, url: URL) {
+        self.url = url
+        self.method = request.httpMethod ?? "GET"
+        var headers: [String: String] = [:]
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            headers[name.lowercased()] = value
+        }
+        self.headers = headers
+        self.body = request.httpBody
+    }
+}
