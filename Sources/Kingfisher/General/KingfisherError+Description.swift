@@ -134,6 +134,12 @@ extension KingfisherError.ImageSettingErrorReason {
         switch self {
         case .emptySource:
             return "There is no image source to set."
+        case let .dataProviderError(provider, error):
+            let source = provider.contentURL?.absoluteString ?? provider.cacheKey
+            return "The data provider for \(source) failed: \(error)."
+        case .alternativeSourcesExhausted(let errors):
+            let tried = errors.map { "\($0.source): \($0.error.localizedDescription)" }.joined(separator: "; ")
+            return "Every source failed (\(errors.count) tried): \(tried)"
         }
     }
 }

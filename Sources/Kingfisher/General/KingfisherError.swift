@@ -108,6 +108,25 @@ public enum KingfisherError: Error, Sendable {
     public enum ImageSettingErrorReason: Sendable {
         /// 5001: the source to set is `nil`.
         case emptySource
+        /// 5003: an ``ImageDataProvider`` failed to supply its bytes.
+        case dataProviderError(provider: any ImageDataProvider, error: any Error)
+        /// 5004: the source and every `alternativeSources` entry failed; each failure in the
+        /// order tried.
+        case alternativeSourcesExhausted([PropagationError])
+    }
+
+    /// One failed source among those tried for a retrieval.
+    public struct PropagationError: Sendable {
+        /// The source tried.
+        public let source: Source
+        /// Why it failed.
+        public let error: KingfisherError
+
+        /// A failure of `source` with `error`.
+        public init(source: Source, error: KingfisherError) {
+            self.source = source
+            self.error = error
+        }
     }
 }
 
@@ -223,6 +242,8 @@ extension KingfisherError.ImageSettingErrorReason {
     var errorCode: Int {
         switch self {
         case .emptySource: return 5001
+        case .dataProviderError: return 5003
+        case .alternativeSourcesExhausted: return 5004
         }
     }
 }

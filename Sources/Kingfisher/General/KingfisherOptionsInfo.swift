@@ -5,8 +5,9 @@ public typealias KingfisherOptionsInfo = [KingfisherOptionsInfoItem]
 
 /// One option of a request.
 ///
-/// The items that image processing needs are here now; the cache, downloader and manager add
-/// theirs as they arrive.
+/// Every item that means something without a user interface is honoured by ``KingfisherManager``.
+/// The view-only items (`keepCurrentImageWhileLoading`, `onFailureImage`) are accepted and parsed
+/// so shared option lists compile, but nothing in this library shows images, so they change nothing.
 public enum KingfisherOptionsInfoItem: Sendable {
     /// Decode and process at this scale (pixels per point). Default 1.
     case scaleFactor(CGFloat)
@@ -50,6 +51,37 @@ public enum KingfisherOptionsInfoItem: Sendable {
     case downloadPriority(Float)
     /// Retries failed downloads; user cancellation is never retried. Default none.
     case retryStrategy(any RetryStrategy)
+    /// The cache that receives and answers for processed images. Default the manager's cache.
+    case targetCache(ImageCache)
+    /// The cache for original (unprocessed) images when `cacheOriginalImage` is set; also
+    /// searched for an original to process without network. Default the target cache.
+    case originalCache(ImageCache)
+    /// Skip the cache lookup and fetch again (the result is still stored).
+    case forceRefresh
+    /// Answer only from the cache; a miss fails with `.cacheError(.imageNotExisting)` and no
+    /// network or provider is used.
+    case onlyFromCache
+    /// Call back only after the image has been written to the disk cache.
+    case waitForCache
+    /// Accepted for compatibility: images are always decoded fully off the calling thread here.
+    case backgroundDecode
+    /// Accepted for compatibility: animated images are always decoded with every frame unless
+    /// `onlyLoadFirstFrame` is set.
+    case preloadAllAnimationData
+    /// Also store the unprocessed image (in `originalCache`) when a processor is used, so other
+    /// processors can later start from it without network.
+    case cacheOriginalImage
+    /// Where processing runs. Default `.untouch`: on the thread that received the data.
+    case processingQueue(CallbackQueue)
+    /// Sources tried in order when the main source fails (not when the caller cancels).
+    case alternativeSources([Source])
+    /// Used instead of the source when the caller marks a low-data situation; accepted for
+    /// compatibility, there is no system low-data signal on Linux.
+    case lowDataMode(Source?)
+    /// View-only: keep the current image while loading. No effect without a view.
+    case keepCurrentImageWhileLoading
+    /// View-only: the image a view shows on failure. No effect without a view.
+    case onFailureImage(KFCrossPlatformImage?)
 }
 
 /// The parsed form of ``KingfisherOptionsInfo`` that processors, serializers and modifiers read.
@@ -96,6 +128,32 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var downloadPriority: Float = ImageDownloader.defaultDownloadPriority
     /// The retry strategy, if any.
     public var retryStrategy: (any RetryStrategy)?
+    /// The cache for processed images; `nil` means the manager's.
+    public var targetCache: ImageCache?
+    /// The cache for originals; `nil` means the target cache.
+    public var originalCache: ImageCache?
+    /// Skip the cache lookup.
+    public var forceRefresh = false
+    /// Never fetch; a cache miss is an error.
+    public var onlyFromCache = false
+    /// Call back after the disk write.
+    public var waitForCache = false
+    /// Parsed for compatibility; decoding always happens off the caller.
+    public var backgroundDecode = false
+    /// Parsed for compatibility; every frame is decoded unless `onlyLoadFirstFrame`.
+    public var preloadAllAnimationData = false
+    /// Also cache the unprocessed image.
+    public var cacheOriginalImage = false
+    /// Where processing runs.
+    public var processingQueue: CallbackQueue?
+    /// Sources to try in order after the main one fails.
+    public var alternativeSources: [Source]?
+    /// The low-data source, if given.
+    public var lowDataModeSource: Source?
+    /// View-only; parsed, no effect.
+    public var keepCurrentImageWhileLoading = false
+    /// View-only; parsed, no effect.
+    public var onFailureImage: KFCrossPlatformImage??
 
     /// Parses `info`; `nil` gives the defaults.
     public init(_ info: KingfisherOptionsInfo?) {
@@ -122,6 +180,19 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .redirectHandler(let value): redirectHandler = value
             case .downloadPriority(let value): downloadPriority = value.isFinite ? value : ImageDownloader.defaultDownloadPriority
             case .retryStrategy(let value): retryStrategy = value
+            case .targetCache(let value): targetCache = value
+            case .originalCache(let value): originalCache = value
+            case .forceRefresh: forceRefresh = true
+            case .onlyFromCache: onlyFromCache = true
+            case .waitForCache: waitForCache = true
+            case .backgroundDecode: backgroundDecode = true
+            case .preloadAllAnimationData: preloadAllAnimationData = true
+            case .cacheOriginalImage: cacheOriginalImage = true
+            case .processingQueue(let value): processingQueue = value
+            case .alternativeSources(let value): alternativeSources = value
+            case .lowDataMode(let value): lowDataModeSource = value
+            case .keepCurrentImageWhileLoading: keepCurrentImageWhileLoading = true
+            case .onFailureImage(let value): onFailureImage = .some(value)
             }
         }
     }

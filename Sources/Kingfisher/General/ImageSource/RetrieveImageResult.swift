@@ -1,0 +1,29 @@
+import Foundation
+
+/// What a successful retrieval produced.
+public struct RetrieveImageResult: Sendable {
+    /// The image, processed and modified as the options asked.
+    public let image: KFCrossPlatformImage
+    /// Where the image came from: `.none` when it was downloaded or provided, otherwise the
+    /// cache that held it.
+    public let cacheType: CacheType
+    /// The source that produced the image (an alternative source when the original failed).
+    public let source: Source
+    /// The source the caller asked for.
+    public let originalSource: Source
+    /// The bytes the image was made from, when the manager had them (downloaded or provided
+    /// bytes; `nil` for a memory-cache hit). Calling it copies nothing until the data is read.
+    public let data: @Sendable () -> Data?
+
+    /// A result; `data` defaults to none.
+    public init(
+        image: KFCrossPlatformImage, cacheType: CacheType, source: Source, originalSource: Source,
+        data: @escaping @Sendable () -> Data? = { nil }
+    ) {
+        self.image = image
+        self.cacheType = cacheType
+        self.source = source
+        self.originalSource = originalSource
+        self.data = data
+    }
+}
