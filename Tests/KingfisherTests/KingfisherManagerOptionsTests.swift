@@ -187,13 +187,13 @@ final class RecordingRetry: RetryStrategy {
     @Test func providersAndFileURLsNeedNoNetwork() async throws {
         try await ManagerKit.run { _, manager, _ in
             let raw = RawImageDataProvider(data: DownloaderKit.png, cacheKey: "raw")
-            let got1 = try await manager.retrieveImage(with: .provider(raw))
-            #expect(got1.cacheType == .none)
-            let got2 = try await manager.retrieveImage(with: .provider(raw))
-            #expect(got2.cacheType == .memory)
+            let fetched = try await manager.retrieveImage(with: .provider(raw))
+            #expect(fetched.cacheType == .none)
+            let hit = try await manager.retrieveImage(with: .provider(raw))
+            #expect(hit.cacheType == .memory)
             let base64 = Base64ImageDataProvider(base64String: DownloaderKit.png.base64EncodedString(), cacheKey: "b64")
-            let got3 = try await manager.retrieveImage(with: .provider(base64))
-            #expect(got3.image.pixelWidth == 16)
+            let decoded = try await manager.retrieveImage(with: .provider(base64))
+            #expect(decoded.image.pixelWidth == 16)
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("kf-manager-\(UUID().uuidString).png")
             try DownloaderKit.png.write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }

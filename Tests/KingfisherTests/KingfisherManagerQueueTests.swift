@@ -50,8 +50,8 @@ import Testing
             }
             #expect(ranOnMain.0 == false)
             #expect(ranOnMain.1 == CacheType.none)
-            let got1 = try await manager.retrieveImage(with: source)
-            #expect(got1.cacheType == .memory)
+            let again = try await manager.retrieveImage(with: source)
+            #expect(again.cacheType == .memory)
         }
     }
 }

@@ -78,17 +78,17 @@ let halfSize: any ImageProcessor = ResizingImageProcessor(referenceSize: CGSize(
             server.route("/a.png", .ok(DownloaderKit.png))
             let url = server.url("/a.png")
             let options: KingfisherOptionsInfo = processed ? [.processor(halfSize)] : []
-            let got1 = try await manager.retrieveImage(with: url, options: options)
-            #expect(got1.cacheType == .none)
-            let got2 = try await manager.retrieveImage(with: url, options: options)
-            #expect(got2.cacheType == .memory)
+            let fetched = try await manager.retrieveImage(with: url, options: options)
+            #expect(fetched.cacheType == .none)
+            let hit = try await manager.retrieveImage(with: url, options: options)
+            #expect(hit.cacheType == .memory)
             cache.clearMemoryCache()
             let fromDisk = try await manager.retrieveImage(with: url, options: options)
             #expect(fromDisk.cacheType == .disk)
             #expect(fromDisk.image.pixelWidth == (processed ? 8 : 16))
             await cache.clearCache()
-            let got3 = try await manager.retrieveImage(with: url, options: options)
-            #expect(got3.cacheType == .none)
+            let refetched = try await manager.retrieveImage(with: url, options: options)
+            #expect(refetched.cacheType == .none)
             #expect(server.requestCount(for: "/a.png") == 2)
         }
     }
@@ -164,6 +164,45 @@ let halfSize: any ImageProcessor = ResizingImageProcessor(referenceSize: CGSize(
             #expect(cache.isCached(forKey: source.cacheKey, processorIdentifier: halfSize.identifier))
             let own = ResizingImageProcessor(referenceSize: CGSize(width: 4, height: 3))
             #expect(await ManagerKit.retrieve(manager, source, [.processor(own)]).image?.pixelWidth == 4)
+        }
+    }
+}
+
+@Suite struct KingfisherManagerSetupTests {
+    @Test func sharedManagerUsesTheDefaults() {
+        #expect(KingfisherManager.shared.cache === ImageCache.default)
+        #expect(KingfisherManager.shared.downloader === ImageDownloader.default)
+    }
+
+    @Test func targetCacheOptionReceivesTheImage() async throws {
+        try await ManagerKit.run { server, manager, cache in
+            let source = ManagerKit.serve(server, "/target.png")
+            let (other, folder) = try ManagerKit.makeCache()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            _ = await ManagerKit.retrieve(manager, source, [.targetCache(other), .waitForCache])
+            #expect(other.imageCachedType(forKey: source.cacheKey) == .memory)
+            #expect(cache.imageCachedType(forKey: source.cacheKey) == .none)
+            #expect(await ManagerKit.retrieve(manager, source, [.targetCache(other)]).cacheType == .memory)
+        }
+    }
+
+    @Test func progressReachesTheCallerOnItsQueue() async throws {
+        try await ManagerKit.run { server, manager, _ in
+            let source = ManagerKit.serve(server, "/progress.png")
+            let queue = DispatchQueue(label: "kf.test.progress")
+            queue.setSpecific(key: queueMark, value: true)
+            let reports = Recorder<(Int64, Int64, Bool)>()
+            let done = Recorder<Bool>()
+            manager.retrieveImage(
+                with: source, options: [.callbackQueue(.dispatch(queue))],
+                progressBlock: { received, total in
+                    reports.record((received, total, DispatchQueue.getSpecific(key: queueMark) == true))
+                }
+            ) { result in done.record(result.cacheType == CacheType.none) }
+            #expect(await done.wait(for: 1) == [true])
+            let last = try #require(reports.values.last)
+            #expect(last.0 == Int64(DownloaderKit.png.count))
+            #expect(reports.values.allSatisfy { $0.2 })
         }
     }
 }

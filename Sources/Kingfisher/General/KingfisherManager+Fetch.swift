@@ -29,8 +29,8 @@ extension KingfisherManager {
             with: resource.downloadURL, options: options, source: source,
             progressBlock: retrieval.progress
         ) { [self] result in
-            retrieval.link(nil)
             guard retrieval.endStage(stage) else { return }
+            retrieval.link(nil)
             switch result {
             case .success(let loaded):
                 cacheAndSucceed(loaded.image, original: loaded.originalData, storeOriginal: true, source: source, retrieval)
@@ -39,8 +39,11 @@ extension KingfisherManager {
             }
         }
         guard let task else { return }
-        retrieval.link(task)
-        if !retrieval.setCancel(task.cancel, for: stage) { task.cancel() }
+        if retrieval.setCancel(task.cancel, for: stage) {
+            retrieval.link(task, for: stage)
+        } else {
+            task.cancel()
+        }
     }
 
     private func provide(_ provider: any ImageDataProvider, source: Source, _ retrieval: ManagedRetrieval) {

@@ -10,6 +10,7 @@ import Synchronization
 final class ManagedRetrieval: Sendable {
     private struct State {
         var finished = false
+        var cancelled = false
         var current: (@Sendable () -> Void)?
         var stage: UInt64 = 0
         var task: DownloadTask?
@@ -84,8 +85,16 @@ final class ManagedRetrieval: Sendable {
         }
     }
 
-    /// Points the caller's task at the download it waits for now.
+    /// Points the caller's task at the download it waits for now (`nil`: none).
     func link(_ download: DownloadTask?) {
+        task?.link(download)
+    }
+
+    /// Points the caller's task at the download of `stage`, unless that stage already ended.
+    func link(_ download: DownloadTask, for stage: UInt64) {
+        let task = state.withLock { state -> DownloadTask? in
+            state.stage == stage && state.current != nil ? state.task : nil
+        }
         task?.link(download)
     }
 
@@ -99,13 +108,14 @@ final class ManagedRetrieval: Sendable {
         }
     }
 
-    /// Reports download progress on the callback queue while the caller still waits.
+    /// Reports download progress on the callback queue unless the caller cancelled (a report
+    /// queued before a normal finish still runs, ahead of the completion handler).
     var progress: DownloadProgressBlock? {
         guard let progressBlock else { return nil }
         let queue = options.callbackQueue
         return { [self] received, total in
             queue.execute {
-                guard self.isActive else { return }
+                guard !self.state.withLock({ $0.cancelled }) else { return }
                 progressBlock(received, total)
             }
         }
@@ -119,16 +129,17 @@ final class ManagedRetrieval: Sendable {
 
     /// Fails the call with `.requestError(.taskCancelled)` and stops the stage running now.
     func cancel() {
-        guard let current = close() else { return }
+        guard let current = close(cancelling: true) else { return }
         deliver(.failure(.requestError(reason: .taskCancelled(task: nil, token: nil))))
         current?()
     }
 
     /// Ends the retrieval under the lock; the stage running then, or `nil` when it had ended.
-    private func close() -> (@Sendable () -> Void)?? {
+    private func close(cancelling: Bool = false) -> (@Sendable () -> Void)?? {
         let closed = state.withLock { state -> (current: (@Sendable () -> Void)?, task: DownloadTask?)? in
             guard !state.finished else { return nil }
             state.finished = true
+            state.cancelled = cancelling
             defer {
                 state.current = nil
                 state.task = nil

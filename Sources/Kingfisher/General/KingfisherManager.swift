@@ -13,7 +13,10 @@ import Synchronization
 ///
 /// Concurrent calls for the same key and processor share one download (through the
 /// downloader), one disk read and one processing run; cancelling one caller never stops work
-/// another caller still waits for.
+/// another caller still waits for, and the work stops when its last caller cancels (a disk read
+/// already queued finishes, unseen). Shared work decodes and processes with the options of the
+/// caller that started it. A disk entry that cannot be read is a miss, so fetching repairs it.
+/// `onlyFromCache` wins over `forceRefresh`: together they fail without any fetch.
 public final class KingfisherManager: Sendable {
     /// The manager of the process, on ``ImageDownloader/default`` and ``ImageCache/default``.
     public static let shared = KingfisherManager(downloader: .default, cache: .default)
