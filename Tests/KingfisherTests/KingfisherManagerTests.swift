@@ -20,8 +20,7 @@ enum ManagerKit {
         }
     }
 
-    /// A fresh cache in its own temporary folder (removed when the process ends is not
-    /// guaranteed; tests remove it with `removeFolder`).
+    /// A fresh cache in its own temporary folder; the caller removes the folder.
     static func makeCache() throws -> (ImageCache, URL) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kf-manager-\(UUID().uuidString)")
         return (try ImageCache(name: "extra", cacheDirectoryURL: folder), folder)

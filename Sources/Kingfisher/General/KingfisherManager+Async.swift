@@ -41,8 +41,9 @@ extension KingfisherManager {
         }
     }
 
-    /// Retrieves the image of `resource`; a file URL is read from disk, not downloaded. See
-    /// ``retrieveImage(with:options:progressBlock:)-(Source,_,_)``.
+    /// Retrieves the image of `resource`; a file URL is read from disk, not downloaded.
+    ///
+    /// The same as the async `Source` form with `resource.convertToSource()`.
     public func retrieveImage(
         with resource: any Resource,
         options: KingfisherOptionsInfo? = nil,

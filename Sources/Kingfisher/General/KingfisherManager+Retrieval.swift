@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// One call of ``KingfisherManager/retrieveImage(with:options:progressBlock:downloadTaskUpdated:completionHandler:)-(Source,_,_,_,_)``:
-/// its completion handler (run exactly once), its cancellation, and the work it waits for now.
+/// One call of the manager's `retrieveImage`: its completion handler (run exactly once), its
+/// cancellation, and the work it waits for now.
 ///
 /// Every stage of the ladder registers how to stop itself with ``setCancel(_:for:)``; ``cancel()``
 /// delivers `.requestError(.taskCancelled)` at once and stops that stage. Results arriving after

@@ -10,6 +10,8 @@ import Synchronization
 /// `callbackQueue`, by default `.untouch` (the thread that finished the work): on Linux the main
 /// queue runs only in programs that service it (an async `main`, `dispatchMain()` or a RunLoop),
 /// and a command-line tool or server that does not would wait forever for a `.mainAsync` callback.
+/// Choose `.mainAsync` or `.mainCurrentOrAsync` only in a program that services the main queue.
+/// The async forms ignore `callbackQueue` and resume the caller directly.
 ///
 /// Concurrent calls for the same key and processor share one download (through the
 /// downloader), one disk read and one processing run; cancelling one caller never stops work
