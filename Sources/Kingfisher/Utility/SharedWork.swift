@@ -14,13 +14,10 @@ final class SharedWork<Value: Sendable>: Sendable {
         let generation: UInt64
         var subscribers: [UInt64: Callback] = [:]
         var cancel: (@Sendable () -> Void)?
-        var startReturned = false
     }
 
     private struct State {
         var entries: [String: Entry] = [:]
-        /// Generations whose every caller left before `start` returned: cancel them when it does.
-        var abandoned: Set<UInt64> = []
         var nextID: UInt64 = 0
     }
 
@@ -71,16 +68,14 @@ final class SharedWork<Value: Sendable>: Sendable {
         }
         guard isNew else { return subscription }
         let generation = subscription.generation
+        // The entry cannot lose its last caller before this returns: the first caller only gets
+        // its subscription (the one way to leave) afterwards.
         let cancel = start { [self] result in complete(key: key, generation: generation, result: result) }
-        let runNow = state.withLock { state -> Bool in
-            if state.abandoned.remove(generation) != nil { return true }
-            guard var entry = state.entries[key], entry.generation == generation else { return false }
+        state.withLock { state in
+            guard var entry = state.entries[key], entry.generation == generation else { return }
             entry.cancel = cancel
-            entry.startReturned = true
             state.entries[key] = entry
-            return false
         }
-        if runNow { cancel?() }
         return subscription
     }
 
@@ -102,10 +97,6 @@ final class SharedWork<Value: Sendable>: Sendable {
                 return nil
             }
             state.entries[subscription.key] = nil
-            if !entry.startReturned {
-                // `start` has not returned its cancel yet: `join` runs it when it does.
-                state.abandoned.insert(entry.generation)
-            }
             return entry.cancel
         }
         cancel?()
