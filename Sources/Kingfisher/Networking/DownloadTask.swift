@@ -34,11 +34,17 @@ public final class DownloadTask: Sendable {
         var token: SessionDataTask.CancelToken?
         var cancelled = false
         var finished = false
+        /// For a manager-level task: the download it is waiting for now, if any.
+        var linked: DownloadTask?
     }
 
     let url: URL
     let options: KingfisherParsedOptionsInfo
     let downloader: ImageDownloader
+    /// The source the manager asked for, reported to the retry strategy; `nil` for direct downloads.
+    let source: Source?
+    /// Set on a manager-level task: what ``cancel()`` runs instead of cancelling a transfer.
+    private let cancelHook: (@Sendable () -> Void)?
     private let progressBlock: DownloadProgressBlock?
     private let completion: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?
     private let state = Mutex(State())
@@ -48,21 +54,56 @@ public final class DownloadTask: Sendable {
         url: URL,
         options: KingfisherParsedOptionsInfo,
         downloader: ImageDownloader,
+        source: Source? = nil,
         progressBlock: DownloadProgressBlock?,
         completion: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?
     ) {
         self.url = url
         self.options = options
         self.downloader = downloader
+        self.source = source
+        self.cancelHook = nil
         self.progressBlock = progressBlock
         self.completion = completion
     }
 
+    /// A manager-level task: it never transfers anything itself; ``cancel()`` runs `onCancel`
+    /// once, which stops whatever work (disk read, provider, processing, download) is in flight.
+    init(managing url: URL, options: KingfisherParsedOptionsInfo, downloader: ImageDownloader,
+         source: Source, onCancel: @escaping @Sendable () -> Void) {
+        self.url = url
+        self.options = options
+        self.downloader = downloader
+        self.source = source
+        self.cancelHook = onCancel
+        self.progressBlock = nil
+        self.completion = nil
+    }
+
     /// The shared transfer this caller is attached to; `nil` before it starts or between retries.
-    public var sessionTask: SessionDataTask? { state.withLock { $0.sessionTask } }
+    ///
+    /// For a task returned by ``KingfisherManager``, the transfer of the download it waits for
+    /// now; `nil` while it reads the cache, runs a provider or processes.
+    public var sessionTask: SessionDataTask? {
+        let (own, linked) = state.withLock { ($0.sessionTask, $0.linked) }
+        return linked?.sessionTask ?? own
+    }
 
     /// This caller's token in ``sessionTask``.
-    public var cancelToken: SessionDataTask.CancelToken? { state.withLock { $0.token } }
+    public var cancelToken: SessionDataTask.CancelToken? {
+        let (own, linked) = state.withLock { ($0.token, $0.linked) }
+        return linked?.cancelToken ?? own
+    }
+
+    /// Records the download a manager-level task waits for now (`nil` when it waits for none).
+    func link(_ task: DownloadTask?) {
+        state.withLock { $0.linked = task }
+    }
+
+    /// Marks a manager-level task done, so a later ``cancel()`` does nothing.
+    func markFinished() {
+        state.withLock { $0.finished = true }
+    }
 
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
@@ -71,6 +112,15 @@ public final class DownloadTask: Sendable {
     ///
     /// Does nothing when the download already finished.
     public func cancel() {
+        if let cancelHook {
+            let first = state.withLock { state -> Bool in
+                guard !state.finished, !state.cancelled else { return false }
+                state.cancelled = true
+                return true
+            }
+            if first { cancelHook() }
+            return
+        }
         let link = state.withLock { state -> (SessionDataTask, SessionDataTask.CancelToken)? in
             guard !state.finished, !state.cancelled else { return nil }
             state.cancelled = true

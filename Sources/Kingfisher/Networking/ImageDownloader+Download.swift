@@ -159,7 +159,7 @@ extension ImageDownloader {
                 context.recordFailure(error)
                 return context
             }
-            let made = RetryContext(url: task.url, error: error)
+            let made = RetryContext(url: task.url, source: task.source, error: error)
             context = made
             return made
         }

@@ -3,12 +3,14 @@ import Synchronization
 
 /// What a ``RetryStrategy`` knows about the failure it decides on.
 ///
-/// One context follows one caller through all its attempts. Kingfisher's context also carries the
-/// `Source`; sources arrive with `KingfisherManager`, so here the context carries the URL the
-/// caller asked for instead.
+/// One context follows one caller through all its attempts. It carries the URL the caller asked
+/// for and, when the download was started by ``KingfisherManager``, the ``Source`` it retrieves.
 public final class RetryContext: Sendable {
     /// The URL the caller asked for (before any request modifier).
     public let url: URL
+    /// The source being retrieved when ``KingfisherManager`` started the download (an
+    /// alternative source when the manager moved on to one); `nil` for a direct download.
+    public let source: Source?
 
     private struct State: Sendable {
         var error: KingfisherError
@@ -17,8 +19,9 @@ public final class RetryContext: Sendable {
     }
     private let state: Mutex<State>
 
-    init(url: URL, error: KingfisherError) {
+    init(url: URL, source: Source? = nil, error: KingfisherError) {
         self.url = url
+        self.source = source
         self.state = Mutex(State(error: error))
     }
 

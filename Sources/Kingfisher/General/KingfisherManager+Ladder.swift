@@ -1,0 +1,206 @@
+import Foundation
+
+extension KingfisherManager {
+    /// Runs the ladder for `source`: memory (when `checkMemory`), disk, a cached original,
+    /// then a fetch. Failures move on to the next alternative source.
+    func attempt(_ source: Source, _ retrieval: ManagedRetrieval, checkMemory: Bool) {
+        let source = Self.normalized(source)
+        let options = retrieval.options
+        let target = targetCache(for: options)
+        let key = source.cacheKey
+        guard retrieval.isActive else { return }
+        if options.forceRefresh {
+            fetchUnlessCacheOnly(source, retrieval)
+            return
+        }
+        if checkMemory, let image = target.retrieveImageInMemoryCache(forKey: key, options: options) {
+            succeed(image, cacheType: .memory, source: source, data: nil, retrieval)
+            return
+        }
+        if options.fromMemoryCacheOrRefresh {
+            fetchUnlessCacheOnly(source, retrieval)
+            return
+        }
+        readDisk(cache: target, key: key, options: options, retrieval) { [self] image in
+            if let image {
+                var memoryOptions = options
+                memoryOptions.cacheMemoryOnly = true
+                target.store(image, forKey: key, options: memoryOptions, toDisk: false)
+                succeed(image, cacheType: .disk, source: source, data: nil, retrieval)
+            } else if options.processor.identifier.isEmpty {
+                fetchUnlessCacheOnly(source, retrieval)
+            } else {
+                processCachedOriginal(source, retrieval)
+            }
+        }
+    }
+
+    /// A network source for a file URL becomes a local-file provider.
+    static func normalized(_ source: Source) -> Source {
+        if case .network(let resource) = source, resource.downloadURL.isFileURL {
+            return resource.convertToSource()
+        }
+        return source
+    }
+
+    /// Reads `key` (with the options' processor) from the disk of `cache`, sharing the read with
+    /// concurrent callers. An unreadable entry is a miss: fetching again repairs it.
+    func readDisk(
+        cache: ImageCache, key: String, options: KingfisherParsedOptionsInfo, _ retrieval: ManagedRetrieval,
+        then: @escaping @Sendable (KFCrossPlatformImage?) -> Void
+    ) {
+        var readOptions = options
+        readOptions.callbackQueue = .untouch
+        let computedKey = key.computedKey(with: options.processor.identifier)
+        let shareKey = "\(ObjectIdentifier(cache))|\(Self.decodingKey(options))|\(computedKey)"
+        let stage = retrieval.beginStage()
+        let subscription = diskReads.join(key: shareKey, callback: { result in
+            guard retrieval.endStage(stage) else { return }
+            then((try? result.get()) ?? nil)
+        }, start: { finish in
+            cache.retrieveImageInDiskCache(forKey: key, options: readOptions, callbackQueue: .untouch, completionHandler: finish)
+            return nil
+        })
+        if !retrieval.setCancel(subscription.cancel, for: stage) { subscription.cancel() }
+    }
+
+    /// The options that change how bytes decode, for keys of shared work.
+    static func decodingKey(_ options: KingfisherParsedOptionsInfo) -> String {
+        "\(options.scaleFactor)|\(options.onlyLoadFirstFrame)|\(options.forcedExtension ?? "")"
+    }
+
+    /// Builds the processed image from an original in the original cache (memory or disk),
+    /// without network, and stores it in the target cache; falls back to a fetch on a miss.
+    func processCachedOriginal(_ source: Source, _ retrieval: ManagedRetrieval) {
+        let options = retrieval.options
+        let target = targetCache(for: options)
+        let originalCache = originalCache(for: options)
+        let key = source.cacheKey
+        var originalOptions = options
+        originalOptions.processor = DefaultImageProcessor.default
+        originalOptions.callbackQueue = .untouch
+        let shareKey = "\(ObjectIdentifier(target))|\(ObjectIdentifier(originalCache))|\(Self.decodingKey(options))|"
+            + key.computedKey(with: options.processor.identifier)
+        let stage = retrieval.beginStage()
+        let subscription = originals.join(key: shareKey, callback: { [self] result in
+            guard retrieval.endStage(stage) else { return }
+            switch result {
+            case .success(let image?):
+                cacheAndSucceed(image, original: nil, storeOriginal: false, source: source, retrieval)
+            case .success(nil):
+                fetchUnlessCacheOnly(source, retrieval)
+            case .failure(let error):
+                fail(source, error, retrieval)
+            }
+        }, start: { [self] finish in
+            let processOriginal: @Sendable (KFCrossPlatformImage?) -> Void = { [self] original in
+                guard let original else {
+                    finish(.success(nil))
+                    return
+                }
+                process(.image(original), options: options) { finish($0.map(Optional.some)) }
+            }
+            if let image = originalCache.retrieveImageInMemoryCache(forKey: key, options: originalOptions) {
+                processOriginal(image)
+            } else {
+                originalCache.retrieveImageInDiskCache(forKey: key, options: originalOptions) { result in
+                    processOriginal((try? result.get()) ?? nil)
+                }
+            }
+            return nil
+        })
+        if !retrieval.setCancel(subscription.cancel, for: stage) { subscription.cancel() }
+    }
+
+    /// Runs the options' processor on `item`, on the options' `processingQueue` when one is set.
+    func process(
+        _ item: ImageProcessItem, options: KingfisherParsedOptionsInfo,
+        completion: @escaping @Sendable (Result<KFCrossPlatformImage, KingfisherError>) -> Void
+    ) {
+        let work: @Sendable () -> Void = {
+            if let image = options.processor.process(item: item, options: options) {
+                completion(.success(image))
+            } else {
+                completion(.failure(.processorError(reason: .processingFailed(processor: options.processor, item: item))))
+            }
+        }
+        if let queue = options.processingQueue {
+            queue.execute(work)
+        } else {
+            work()
+        }
+    }
+
+    /// Fetches `source`, or fails with `.cacheError(.imageNotExisting)` under `onlyFromCache`.
+    func fetchUnlessCacheOnly(_ source: Source, _ retrieval: ManagedRetrieval) {
+        guard !retrieval.options.onlyFromCache else {
+            fail(source, .cacheError(reason: .imageNotExisting(key: source.cacheKey)), retrieval)
+            return
+        }
+        fetch(source, retrieval)
+    }
+
+    /// Ends the retrieval with `error`, or moves on to the next alternative source.
+    ///
+    /// Cancellation never moves on. When the options list alternative sources and all failed,
+    /// the error is `.imageSettingError(.alternativeSourcesExhausted)` with each failure.
+    func fail(_ source: Source, _ error: KingfisherError, _ retrieval: ManagedRetrieval) {
+        guard retrieval.isActive else { return }
+        guard !error.isTaskCancelled else {
+            retrieval.finish(.failure(error))
+            return
+        }
+        let (next, failures) = retrieval.recordFailure(source: source, error: error)
+        if let next {
+            retrieval.downloadTaskUpdated?(retrieval.task)
+            attempt(next, retrieval, checkMemory: true)
+        } else if let alternatives = retrieval.options.alternativeSources, !alternatives.isEmpty {
+            retrieval.finish(.failure(.imageSettingError(reason: .alternativeSourcesExhausted(failures))))
+        } else {
+            retrieval.finish(.failure(error))
+        }
+    }
+
+    /// Delivers `image` after the options' image modifier.
+    func succeed(
+        _ image: KFCrossPlatformImage, cacheType: CacheType, source: Source, data: Data?, _ retrieval: ManagedRetrieval
+    ) {
+        let result = RetrieveImageResult(
+            image: modified(image, options: retrieval.options), cacheType: cacheType, source: source,
+            originalSource: retrieval.originalSource, data: { data })
+        retrieval.finish(.success(result))
+    }
+
+    /// Stores a fetched or newly processed image in the target cache (and the original bytes
+    /// in the original cache when asked), then delivers it; with `waitForCache`, only after
+    /// the disk writes are done.
+    func cacheAndSucceed(
+        _ image: KFCrossPlatformImage, original: Data?, storeOriginal: Bool, source: Source, _ retrieval: ManagedRetrieval
+    ) {
+        let options = retrieval.options
+        var storeOptions = options
+        storeOptions.callbackQueue = .untouch
+        let key = source.cacheKey
+        let writesOriginal = storeOriginal && !options.cacheMemoryOnly && options.cacheOriginalImage
+            && !options.processor.identifier.isEmpty && original != nil
+        let deliver: @Sendable () -> Void = { [self] in
+            succeed(image, cacheType: .none, source: source, data: original, retrieval)
+        }
+        let waiter: (@Sendable (CacheStoreResult) -> Void)?
+        if options.waitForCache {
+            let countdown = Countdown(writesOriginal ? 2 : 1, then: deliver)
+            waiter = { _ in countdown.tick() }
+        } else {
+            waiter = nil
+        }
+        targetCache(for: options).store(
+            image, original: original, forKey: key, options: storeOptions,
+            toDisk: !options.cacheMemoryOnly, completionHandler: waiter)
+        if writesOriginal, let original {
+            originalCache(for: options).storeToDisk(
+                original, forKey: key, forcedExtension: options.forcedExtension,
+                expiration: options.diskCacheExpiration, completionHandler: waiter)
+        }
+        if waiter == nil { deliver() }
+    }
+}
