@@ -1,17 +1,25 @@
 import ArgumentParser
 import Foundation
 import Kingfisher
+import Synchronization
 
 /// `kf info FILE`: what an image's header says, without decoding its pixels.
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show an image's format, upright pixel size, frames, loop count and EXIF orientation.",
-        discussion: "Reads only the header unless --verify is given, which decodes every frame too."
+        abstract: "Show an image's format, upright pixel size, frames, loop count, EXIF orientation and cache state.",
+        discussion: """
+        Reads only the header unless --verify is given, which decodes every frame too. For an \
+        http(s) URL the cache state (none or disk) is that of the URL's unprocessed image; the \
+        bytes come from the disk cache when it has them, otherwise they are downloaded without \
+        being cached. For a file the cache state is reported when --cache-dir is given.
+        """
     )
 
-    @Argument(help: "The image file (PNG, JPEG, GIF or WebP).")
+    @Argument(help: ArgumentHelp("The image: a file (PNG, JPEG, GIF or WebP) or an http(s) URL.", valueName: "FILE|URL"))
     var file: String
+
+    @OptionGroup var location: CacheLocationOptions
 
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
@@ -29,16 +37,30 @@ struct InfoCommand: ParsableCommand {
         var loopCount: Int
         var orientation: Int
         var hasAlpha: Bool
+        var cache: String?
     }
 
     func run() throws {
-        let data = try readInput(file)
+        var cacheState: CacheType?
+        let data: Data
+        if let url = Retrieval.remoteURL(file) {
+            let cache = try location.openCache()
+            let state = cache.imageCachedType(forKey: url.cacheKey)
+            cacheState = state
+            data = try state == .disk ? readInput(cache.cachePath(forKey: url.cacheKey)) : Self.download(url)
+        } else {
+            data = try readInput(file)
+            if location.cacheDirectory != nil {
+                cacheState = try location.openCache().imageCachedType(forKey: URL(fileURLWithPath: file).cacheKey)
+            }
+        }
         let header = try ImageHeader(data: data)
         var report = Report(
             file: file, format: header.format.rawValue,
             width: header.orientedPixelSize.width, height: header.orientedPixelSize.height,
             frames: header.frameCount, loopCount: header.loopCount,
-            orientation: header.orientation.rawValue, hasAlpha: header.hasAlpha)
+            orientation: header.orientation.rawValue, hasAlpha: header.hasAlpha,
+            cache: cacheState.map(Retrieval.name))
         if verify {
             let image = try KFCrossPlatformImage(data: data)
             report.width = image.pixelWidth
@@ -60,6 +82,23 @@ struct InfoCommand: ParsableCommand {
             orientation: \(report.orientation)
             alpha:       \(report.hasAlpha ? "yes" : "no")
             """)
+            if let cache = report.cache { print("cache:       \(cache)") }
+        }
+    }
+
+    /// The bytes at `url`, downloaded without touching the cache.
+    private static func download(_ url: URL) throws -> Data {
+        let box = Mutex<Result<ImageLoadingResult, KingfisherError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        ImageDownloader.default.downloadImage(with: url, options: [.callbackQueue(.untouch)]) { result in
+            box.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        switch box.withLock({ $0 }) {
+        case .success(let loaded)?: return loaded.originalData
+        case .failure(let error)?: throw error
+        case nil: throw CLIError.failure("\(url.absoluteString): the download ended without a result")
         }
     }
 }

@@ -11,7 +11,10 @@ struct KF: ParsableCommand {
         Exit status: 0 on success, 1 when an image or the cache cannot be read, decoded or \
         written (the reason goes to standard error), 2 on a usage error.
         """,
-        subcommands: [InfoCommand.self, ConvertCommand.self, ProcessCommand.self, CacheCommand.self]
+        subcommands: [
+            FetchCommand.self, PrefetchCommand.self, InfoCommand.self, ConvertCommand.self, ProcessCommand.self,
+            CacheCommand.self,
+        ]
     )
 }
 

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# End-to-end benchmark (issue 6): 1000 × 256×256 JPEGs served by a local nginx, fetched, decoded,
+# downsampled to 64×64 and stored, in one run by:
+#   1. `kf prefetch --processor 'downsample(64x64)' --concurrency 8` into a cold cache (a fresh
+#      cache folder for every timed run),
+#   2. the same command again on the filled cache (every image skipped),
+#   3. a Python script with multiprocessing Pool(2), each process with its own requests.Session,
+#      downloading, decoding with Pillow, thumbnail((64, 64)) and saving JPEGs.
+# For the warm figure it also times reading every cache file once (`cat` into /dev/null), the
+# cost of a warm run that would read the whole cache. Prints medians and ratios.
+#
+#   scripts/bench-e2e.sh [RUNS]      (default 3 timed runs each)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/opt/swift/usr/bin"
+runs="${1:-3}"
+bash scripts/install-deps.sh nginx-light curl python3-pil python3-requests
+swift build -c release --product kf >/dev/null
+kf="$(swift build -c release --show-bin-path)/kf"
+
+work="$(mktemp -d)"
+nginx_pid=""
+cleanup() {
+    if [ -n "$nginx_pid" ] && kill -0 "$nginx_pid" 2>/dev/null; then
+        kill "$nginx_pid" 2>/dev/null || true
+        wait "$nginx_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+mkdir -p "$work/www" "$work/logs" "$work/tmp"
+# 1000 deterministic 256×256 JPEGs: smooth gradients plus seeded noise, so each one differs.
+/usr/bin/python3 - "$work/www" <<'PY'
+import random, sys
+from PIL import Image
+out = sys.argv[1]
+for i in range(1000):
+    rng = random.Random(i)
+    base = Image.linear_gradient("L").resize((256, 256))
+    r = base.point(lambda v, k=rng.randint(0, 255): (v + k) % 256)
+    g = base.rotate(90).point(lambda v, k=rng.randint(0, 255): (v + k) % 256)
+    b = Image.effect_noise((256, 256), 40 + i % 30).point(lambda v, k=rng.randint(0, 128): (v + k) % 256)
+    Image.merge("RGB", (r, g, b)).save(f"{out}/img-{i:03d}.jpg", quality=85)
+PY
+
+port="$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+cat > "$work/nginx.conf" <<CONF
+daemon off;
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 100000;
+    keepalive_timeout 60s;
+    client_body_temp_path $work/tmp;
+    proxy_temp_path $work/tmp;
+    fastcgi_temp_path $work/tmp;
+    uwsgi_temp_path $work/tmp;
+    scgi_temp_path $work/tmp;
+    types { image/jpeg jpg; }
+    server {
+        listen 127.0.0.1:$port;
+        root $work/www;
+    }
+}
+CONF
+# nginx's worker runs as an unprivileged user when started by root: let it read the files.
+chmod -R a+rX "$work"
+nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
+"$nginx_bin" -p "$work" -c "$work/nginx.conf" &
+nginx_pid=$!
+for _ in $(seq 1 100); do
+    if curl -sf -o /dev/null "http://127.0.0.1:$port/img-000.jpg"; then break; fi
+    sleep 0.05
+done
+curl -sf -o /dev/null "http://127.0.0.1:$port/img-000.jpg" || { echo "nginx did not start" >&2; cat "$work/logs/error.log" >&2; exit 1; }
+
+for i in $(seq -w 0 999); do echo "http://127.0.0.1:$port/img-$i.jpg"; done > "$work/urls.txt"
+
+/usr/bin/python3 - "$kf" "$work" "$runs" <<'PY'
+import io, json, os, shutil, statistics, subprocess, sys, time
+from multiprocessing import Pool
+
+kf, work, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+urls = open(f"{work}/urls.txt").read().split()
+n = len(urls)
+
+def prefetch(cache_dir):
+    start = time.perf_counter()
+    result = subprocess.run(
+        [kf, "prefetch", "--file", f"{work}/urls.txt", "--processor", "downsample(64x64)",
+         "--cache-dir", cache_dir, "--concurrency", "8", "--json"],
+        check=True, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    return elapsed, json.loads(result.stdout.strip().splitlines()[-1])
+
+# Pillow + requests, 2 processes.
+session = None
+def init_worker():
+    global session
+    import requests
+    session = requests.Session()
+
+def pillow_one(job):
+    from PIL import Image
+    index, url, out = job
+    image = Image.open(io.BytesIO(session.get(url).content))
+    image.draft("RGB", (64, 64))
+    image.thumbnail((64, 64))
+    image.save(f"{out}/{index:03d}.jpg", quality=90)
+
+def pillow_run(out):
+    os.makedirs(out, exist_ok=True)
+    with Pool(2, initializer=init_worker) as pool:
+        start = time.perf_counter()
+        pool.map(pillow_one, [(i, u, out) for i, u in enumerate(urls)], chunksize=16)
+        return time.perf_counter() - start
+
+cold, warm, pillow, reads = [], [], [], []
+# One untimed cold run warms nginx and the page cache of the served files.
+prefetch(f"{work}/cache-warmup")
+for run in range(runs):
+    cache_dir = f"{work}/cache-{run}"
+    elapsed, summary = prefetch(cache_dir)
+    assert summary == {"completed": n, "skipped": 0, "failed": 0}, summary
+    cold.append(elapsed)
+    elapsed, summary = prefetch(cache_dir)
+    assert summary == {"completed": 0, "skipped": n, "failed": 0}, summary
+    warm.append(elapsed)
+    files = [os.path.join(root, name) for root, _, names in os.walk(cache_dir) for name in names]
+    start = time.perf_counter()
+    subprocess.run(["sh", "-c", 'find "$1" -type f -exec cat {} + > /dev/null', "sh", cache_dir], check=True)
+    reads.append((time.perf_counter() - start, len(files)))
+    if run + 1 < runs:
+        shutil.rmtree(cache_dir)
+    pillow.append(pillow_run(f"{work}/pillow-{run}"))
+    shutil.rmtree(f"{work}/pillow-{run}")
+
+def rate(seconds): return n / seconds
+m_cold, m_warm, m_pillow = statistics.median(cold), statistics.median(warm), statistics.median(pillow)
+m_read = statistics.median(r[0] for r in reads)
+print(f"\n{n} × 256×256 JPEG → downsample(64x64), from nginx on 127.0.0.1, median of {runs} runs (whole process for kf)\n")
+print("| work | median s | images/s | vs Pillow |")
+print("|---|---|---|---|")
+print(f"| kf prefetch, cold cache, 8 at once | {m_cold:.3f} | {rate(m_cold):,.0f} | {m_pillow / m_cold:.2f}x |")
+print(f"| Pillow + requests, Pool(2) | {m_pillow:.3f} | {rate(m_pillow):,.0f} | 1.00x |")
+print(f"| kf prefetch, warm cache (all skipped) | {m_warm:.3f} | {rate(m_warm):,.0f} | {m_pillow / m_warm:.2f}x |")
+print(f"| cat every cache file ({reads[0][1]} files) | {m_read:.3f} | {rate(m_read):,.0f} | |")
+print(f"\nkf cold / Pillow: {m_pillow / m_cold:.2f}x (target ≥ 1.5x)")
+print(f"kf warm / reading every cache file: {m_warm / m_read:.2f}x the time of `cat` (a warm run checks the cache index and reads no image)")
+PY
