@@ -37,8 +37,11 @@ public struct DefaultCacheSerializer: CacheSerializer {
     /// Makes a serializer with the defaults.
     public init() {}
 
+    /// Whether the downloaded bytes are stored as they came (``preferCacheOriginalData``).
     public var originalDataUsed: Bool { preferCacheOriginalData }
 
+    /// The original bytes when preferred and present, else the image encoded in the original's format
+    /// (PNG when the format is unknown).
     public func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
         if preferCacheOriginalData, let original {
             return original
@@ -47,6 +50,7 @@ public struct DefaultCacheSerializer: CacheSerializer {
         return image.kf.data(format: format, compressionQuality: compressionQuality)
     }
 
+    /// Decodes `data` with the options' decoding settings; `nil` when it is not a readable image.
     public func image(with data: Data, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
         KingfisherWrapper<KFCrossPlatformImage>.image(data: data, options: options.imageCreatingOptions)
     }
@@ -77,6 +81,7 @@ public struct FormatIndicatedCacheSerializer: CacheSerializer {
         self.compressionQuality = compressionQuality
     }
 
+    /// The image encoded in this serializer's format (WebP losslessly).
     public func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
         if imageFormat == .WebP {
             return image.kf.webpRepresentation(compressionQuality: compressionQuality, lossless: true)
@@ -84,6 +89,7 @@ public struct FormatIndicatedCacheSerializer: CacheSerializer {
         return image.kf.data(format: imageFormat, compressionQuality: compressionQuality)
     }
 
+    /// Decodes `data` with the options' decoding settings; `nil` when it is not a readable image.
     public func image(with data: Data, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
         KingfisherWrapper<KFCrossPlatformImage>.image(data: data, options: options.imageCreatingOptions)
     }

@@ -115,8 +115,11 @@ public protocol DataTransformable: Sendable {
 }
 
 extension Data: DataTransformable {
+    /// The data itself.
     public func toData() throws -> Data { self }
+    /// The data itself.
     public static func fromData(_ data: Data) throws -> Data { data }
+    /// Empty data.
     public static var empty: Data { Data() }
 }
 

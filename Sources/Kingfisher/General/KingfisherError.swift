@@ -139,6 +139,7 @@ public enum ImageLimitViolation: Sendable, Hashable, CustomStringConvertible {
     /// All frames together have more pixels than allowed.
     case totalAnimationPixels(pixels: Int, limit: Int)
 
+    /// The violation in words, with its figure and the limit.
     public var description: String {
         switch self {
         case let .pixelsPerFrame(width, height, limit):

@@ -18,6 +18,7 @@ public struct AnyImageModifier: ImageModifier {
         block = modify
     }
 
+    /// Runs the block; when it throws, the image is returned unchanged.
     public func modify(_ image: KFCrossPlatformImage) -> KFCrossPlatformImage {
         (try? block(image)) ?? image
     }

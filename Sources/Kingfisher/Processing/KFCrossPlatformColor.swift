@@ -81,5 +81,6 @@ public struct KFCrossPlatformColor: Sendable, Hashable, CustomStringConvertible 
         return "(\(r),\(g),\(b),\(a))"
     }
 
+    /// The colour as `#RRGGBBAA` hex.
     public var description: String { hex }
 }

@@ -66,7 +66,9 @@ public struct ProcessorSpecError: Error, Sendable, Hashable, CustomStringConvert
     /// What is wrong with it.
     public var reason: String
 
+    /// The failing step and what is wrong with it.
     public var description: String { "in '\(step)': \(reason)" }
+    /// The same as ``description``.
     public var errorDescription: String? { description }
 }
 
