@@ -19,12 +19,9 @@ swift build -c release --product kf >/dev/null
 kf="$(swift build -c release --show-bin-path)/kf"
 
 work="$(mktemp -d)"
-nginx_pid=""
+source scripts/local-nginx.sh
 cleanup() {
-    if [ -n "$nginx_pid" ] && kill -0 "$nginx_pid" 2>/dev/null; then
-        kill "$nginx_pid" 2>/dev/null || true
-        wait "$nginx_pid" 2>/dev/null || true
-    fi
+    stop_local_nginx
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -44,43 +41,7 @@ for i in range(1000):
     Image.merge("RGB", (r, g, b)).save(f"{out}/img-{i:03d}.jpg", quality=85)
 PY
 
-port="$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
-cat > "$work/nginx.conf" <<CONF
-daemon off;
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 100000;
-    keepalive_timeout 60s;
-    client_body_temp_path $work/tmp;
-    proxy_temp_path $work/tmp;
-    fastcgi_temp_path $work/tmp;
-    uwsgi_temp_path $work/tmp;
-    scgi_temp_path $work/tmp;
-    types { image/jpeg jpg; }
-    server {
-        listen 127.0.0.1:$port;
-        root $work/www;
-    }
-}
-CONF
-# nginx's worker runs as an unprivileged user when started by root: let it read the files.
-chmod -R a+rX "$work"
-nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
-"$nginx_bin" -p "$work" -c "$work/nginx.conf" &
-nginx_pid=$!
-for _ in $(seq 1 100); do
-    if curl -sf -o /dev/null "http://127.0.0.1:$port/img-000.jpg"; then break; fi
-    sleep 0.05
-done
-curl -sf -o /dev/null "http://127.0.0.1:$port/img-000.jpg" || { echo "nginx did not start" >&2; cat "$work/logs/error.log" >&2; exit 1; }
-
-for i in $(seq -w 0 999); do echo "http://127.0.0.1:$port/img-$i.jpg"; done > "$work/urls.txt"
+start_local_nginx
 
 /usr/bin/python3 - "$kf" "$work" "$runs" <<'PY'
 import io, json, os, statistics, subprocess, sys, time
