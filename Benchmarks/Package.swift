@@ -1,25 +1,22 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+let benchDependencies: [Target.Dependency] = [
+    "BenchSupport", .product(name: "Kingfisher", package: "Kingfisher"),
+]
+
 let package = Package(
     name: "KingfisherBenchmarks",
     dependencies: [
         .package(name: "Kingfisher", path: ".."),
     ],
     targets: [
-        .executableTarget(
-            name: "codec-bench",
-            dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]
-        ),
-        .executableTarget(name: "disk-cache-bench", dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]),
-        .executableTarget(
-            name: "download-bench",
-            dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]
-        ),
-        .executableTarget(
-            name: "memory-cache-bench",
-            dependencies: [.product(name: "Kingfisher", package: "Kingfisher")]
-        ),
+        // Argument parsing, failure and medians shared by the benchmark programs.
+        .target(name: "BenchSupport"),
+        .executableTarget(name: "codec-bench", dependencies: benchDependencies),
+        .executableTarget(name: "disk-cache-bench", dependencies: benchDependencies),
+        .executableTarget(name: "download-bench", dependencies: benchDependencies),
+        .executableTarget(name: "memory-cache-bench", dependencies: benchDependencies),
     ],
     swiftLanguageModes: [.v6]
 )

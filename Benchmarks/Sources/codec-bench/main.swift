@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import Kingfisher
 
@@ -11,21 +12,6 @@ import Kingfisher
 // decodes FILE once, then times encoding the decoded image. `process` times a processor chain
 // written as `kf process` takes it, on the file's bytes (`.data`, decoding included) or, with
 // --predecode, on the image decoded beforehand (`.image`).
-
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("codec-bench: \(message)\n".utf8))
-    exit(2)
-}
-
-func option(_ name: String, in arguments: [String]) -> String? {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-    return arguments[index + 1]
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
 
 func measure(runs: Int, _ body: () throws -> Void) rethrows -> [Double] {
     try body()  // warm-up: page cache, first-touch of the allocator

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import Kingfisher
 
@@ -14,11 +15,6 @@ func option(_ name: String, default value: Int) -> Int {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count,
           let parsed = Int(arguments[index + 1]) else { return value }
     return parsed
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 func time(_ body: () throws -> Void) rethrows -> Double {

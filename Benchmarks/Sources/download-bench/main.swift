@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import Kingfisher
 #if canImport(Glibc)
@@ -13,21 +14,6 @@ import Glibc
 // processor skips decoding, so the figure is the downloader itself (request, sharing, scheduling,
 // streaming into a buffer, callbacks); with --decode each body is decoded by DefaultImageProcessor.
 // One warm-up run comes first and is not counted.
-
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("download-bench: \(message)\n".utf8))
-    exit(2)
-}
-
-func option(_ name: String, in arguments: [String]) -> String? {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-    return arguments[index + 1]
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
 
 func cpuSeconds() -> Double {
     var usage = rusage()

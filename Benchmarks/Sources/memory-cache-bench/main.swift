@@ -1,4 +1,5 @@
 import Dispatch
+import BenchSupport
 import Foundation
 import Kingfisher
 
@@ -36,20 +37,10 @@ struct SharedNSCache: @unchecked Sendable {
     let keys: [NSString]
 }
 
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("memory-cache-bench: \(message)\n".utf8))
-    exit(2)
-}
-
 func option(_ name: String, default value: Int, in arguments: [String]) -> Int {
     guard let index = arguments.firstIndex(of: name) else { return value }
     guard index + 1 < arguments.count, let number = Int(arguments[index + 1]), number > 0 else { fail("\(name) wants a positive number") }
     return number
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 /// Seconds of wall time and of this process's CPU time.
