@@ -19,6 +19,9 @@ import time
 
 from PIL import Image
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_rows  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, ".build-bench-data")
 BENCH = os.path.join(ROOT, "Benchmarks", ".build", "release", "codec-bench")
@@ -129,6 +132,7 @@ def main():
     for name, mine, tool, theirs in rows:
         flag = "" if mine <= theirs * 1.10 else " ✗"
         print(f"| {name} | {mine:.1f} | {tool} | {theirs:.1f} | {mine / theirs:.2f}{flag} |")
+        bench_rows.record("codecs", name, mine, "ms", tool, theirs, mine / theirs, "≤ 1.1")
 
 
 if __name__ == "__main__":

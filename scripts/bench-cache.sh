@@ -9,7 +9,13 @@ swift build -c release --package-path Benchmarks --product memory-cache-bench
 swift build -c release --package-path Benchmarks --product disk-cache-bench
 bin="$(swift build -c release --package-path Benchmarks --show-bin-path)"
 echo "## Memory cache"
-"$bin/memory-cache-bench"
+memory_out="$(mktemp)"
+trap 'rm -f "$memory_out"' EXIT
+"$bin/memory-cache-bench" | tee "$memory_out"
+# Under scripts/bench-peers.sh the hit rows also go into the one table of the run.
+if [ -n "${BENCH_ROWS:-}" ]; then
+    /usr/bin/python3 Benchmarks/bench_rows.py memory-cache "$BENCH_ROWS" < "$memory_out"
+fi
 echo
 echo "## Disk cache (files under ${TMPDIR:-/tmp})"
 "$bin/disk-cache-bench"

@@ -29,6 +29,8 @@ awk '{ print "url = \"" $0 "\"\noutput = \"/dev/null\"" }' "$work/urls.txt" > "$
 
 /usr/bin/python3 - "$bench" "$work" "$runs" <<'PY'
 import concurrent.futures, json, resource, statistics, subprocess, sys, time, urllib.request
+sys.path.insert(0, "Benchmarks")
+import bench_rows
 
 bench, work, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 urls = open(f"{work}/urls.txt").read().split()
@@ -79,4 +81,9 @@ print("|---|---|---|---|---|")
 for name, seconds, cpu in rows:
     rate = len(urls) / seconds
     print(f"| {name} | {seconds:.3f} | {rate:,.0f} | {rate / curl_rate:.2f}x | {cpu:.0f} |")
+ours_rate, python_rate = len(urls) / rows[0][1], len(urls) / rows[2][1]
+work = f"{len(urls)} × ~25 KB downloads from local nginx, 8 at once"
+bench_rows.record("download", work, ours_rate, "requests/s", "curl -Z", curl_rate, ours_rate / curl_rate, "≥ 0.6")
+bench_rows.record("download", "  same", ours_rate, "requests/s", "Python threads + urllib", python_rate,
+                  ours_rate / python_rate)
 PY
