@@ -19,8 +19,10 @@ let processor = DownsamplingImageProcessor(size: CGSize(width: 128, height: 128)
 do {
     // Rounded corners are transparent: cache the thumbnail as PNG, not in the original's format
     // (a JPEG original would make the corners opaque once the thumbnail comes from disk).
+    // `.waitForCache`: return once the thumbnail is on disk, so the next run finds it there.
     let result = try await KingfisherManager.shared.retrieveImage(
-        with: resource, options: [.processor(processor), .cacheSerializer(FormatIndicatedCacheSerializer.png)])
+        with: resource,
+        options: [.processor(processor), .cacheSerializer(FormatIndicatedCacheSerializer.png), .waitForCache])
     guard let png = result.image.kf.pngRepresentation() else {
         FileHandle.standardError.write(Data("cannot encode the thumbnail\n".utf8))
         exit(1)
@@ -28,7 +30,15 @@ do {
     try png.write(to: output)
     let size = result.image.size
     print("\(input): \(Int(size.width))×\(Int(size.height)) from \(result.cacheType) → \(output.path)")
+
+    // The cache keeps the thumbnail under the URL and the processor's identifier.
+    let cache = KingfisherManager.shared.cache
+    let file = cache.cachePath(forKey: resource.cacheKey, processorIdentifier: processor.identifier)
+    print("cached at \(file); the disk cache holds \(try await cache.diskStorageSize) bytes")
 } catch let error as KingfisherError {
     FileHandle.standardError.write(Data("\(input): \(error.localizedDescription)\n".utf8))
+    exit(1)
+} catch {
+    FileHandle.standardError.write(Data("\(output.path): \(error.localizedDescription)\n".utf8))
     exit(1)
 }
