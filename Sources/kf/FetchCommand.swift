@@ -82,8 +82,11 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
         let bar = unique.count >= 2 && outputOptions.showsProgress ? ProgressReporter(label: "fetch", total: unique.count) : nil
         let collected = Locked(Tally())
         Retrieval.retrieveAll(unique.map { sources[$0] }, manager: manager, options: options, concurrency: 8) { index, outcome, elapsed in
-            let (done, failed) = collected.update { $0.record(outcome, elapsed: elapsed, at: index) }
-            bar?.update(done: done, failed: failed)
+            // Drawn under the lock, so no count is overtaken by a smaller one.
+            collected.update { tally in
+                let (done, failed) = tally.record(outcome, elapsed: elapsed, at: index)
+                bar?.update(done: done, failed: failed)
+            }
         }
         bar?.finish()
 

@@ -50,6 +50,7 @@ enum Main {
     static func main() {
         // A closed pipe on standard output must end in an error, not a signal.
         signal(SIGPIPE, SIG_IGN)
+        unblockInterrupts()
         let arguments = Array(CommandLine.arguments.dropFirst())
         var command: any ParsableCommand
         do {
@@ -86,6 +87,16 @@ enum Main {
                 exit(1)
             }
         }
+    }
+
+    /// Lets Ctrl-C and `kill` end `kf` even when its parent spawned it with those signals blocked
+    /// (Foundation's `Process` spawns from dispatch threads, and a child inherits their mask). A
+    /// signal the parent chose to ignore stays ignored. Runs before any thread is started.
+    static func unblockInterrupts() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     /// Prints a usage error in one line, pointing at the subcommand's help, and exits with 2.

@@ -98,7 +98,8 @@ struct PrefetchCommand: ParsableCommand, HasOutputOptions {
             case .alreadyCached(let cacheType): record = .cached(cacheType, elapsed)
             case .failed(let error): record = .failed(error)
             }
-            let summary = tally.update { tally -> Summary in
+            // Drawn under the lock, so no count is overtaken by a smaller one.
+            tally.update { tally in
                 switch record {
                 case .cached(let cacheType, _) where cacheType.cached: tally.summary.skipped += 1
                 case .cached: tally.summary.completed += 1
@@ -110,9 +111,8 @@ struct PrefetchCommand: ParsableCommand, HasOutputOptions {
                 } else if case .failed = record {
                     tally.records[index] = record
                 }
-                return tally.summary
+                bar?.update(done: tally.summary.done, failed: tally.summary.failed)
             }
-            bar?.update(done: summary.done, failed: summary.failed)
         }
         bar?.finish()
         let elapsed = ContinuousClock.now - start

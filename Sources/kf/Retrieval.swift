@@ -4,11 +4,6 @@ import Synchronization
 
 /// What `kf fetch`, `kf prefetch` and `kf info` share: reading inputs and waiting for the manager.
 enum Retrieval {
-    /// A one-line failure that prints as its message.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// The processor a `--processor` spec names; the default processor without one.
     static func processor(_ spec: String?) throws -> any ImageProcessor {
         guard let spec else { return DefaultImageProcessor.default }
