@@ -91,22 +91,25 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
         bar?.finish()
 
         let results = collected.value.results
+        let positions = Dictionary(uniqueKeysWithValues: unique.enumerated().map { ($1, $0) })
         var names = OutputNames()
         var lines: [String: Line] = [:]
         var failures = 0
-        for (position, index) in unique.enumerated() {
-            let source = sources[index], input = inputs[index]
-            let (line, failure) = self.line(for: source, input: input, outcome: results[position],
-                                            cache: cache, chain: chain, destination: destination, names: &names)
-            lines[source.cacheKey] = line
-            if let failure {
-                failures += 1
-                printError("kf: \(input): " + ErrorText.reason(of: failure, verbose: outputOptions.verbose))
-            } else if case let (.retrieved(value), elapsed)? = results[position] {
-                outputOptions.note("\(input): \(Retrieval.origin(of: source, cacheType: value.cacheType)), \(milliseconds(elapsed))")
+        // In the order given: a unique input's error or verbose line on standard error, then
+        // each input's line on standard output.
+        for (index, source) in sources.enumerated() {
+            let input = inputs[index]
+            if let position = positions[index] {
+                let (line, failure) = self.line(for: source, input: input, outcome: results[position],
+                                                cache: cache, chain: chain, destination: destination, names: &names)
+                lines[source.cacheKey] = line
+                if let failure {
+                    failures += 1
+                    printError("kf: \(input): " + ErrorText.reason(of: failure, verbose: outputOptions.verbose))
+                } else if case let (.retrieved(value), elapsed)? = results[position] {
+                    outputOptions.note("\(input): \(Retrieval.origin(of: source, cacheType: value.cacheType)), \(milliseconds(elapsed))")
+                }
             }
-        }
-        for source in sources {
             guard let line = lines[source.cacheKey] else { continue }
             if json {
                 try CacheText.printJSON(line)
@@ -122,7 +125,9 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
 
     /// The outcomes so far, by index among the unique inputs.
     struct Tally: Sendable {
+        /// Each finished input's outcome and time, by its index among the unique inputs.
         var results: [Int: (Retrieval.Outcome, Duration)] = [:]
+        /// How many of them failed.
         var failed = 0
 
         /// Records one outcome; returns how many are done and how many of them failed.

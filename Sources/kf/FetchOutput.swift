@@ -3,7 +3,12 @@ import Kingfisher
 
 /// Where `kf fetch -o` writes: nothing, one file, or a folder.
 enum FetchDestination {
-    case none, file(URL), directory(URL)
+    /// No `-o`: nothing is written.
+    case none
+    /// `-o FILE`, for a single input.
+    case file(URL)
+    /// `-o DIR`: one file per input, named by ``OutputNames``.
+    case directory(URL)
 
     /// The destination `-o output` names for `uniqueCount` inputs; a folder is created when missing.
     init(output: String?, uniqueCount: Int) throws {

@@ -8,9 +8,11 @@ import Foundation
 /// the output of `info`, `cache info`, `cache ls` and `cache path` stay). Verbose adds lines on
 /// standard error, each starting with `kf: `.
 struct OutputOptions: ParsableArguments {
+    /// Errors only: no progress, no summary, no per-image text lines.
     @Flag(name: .shortAndLong, help: "Print errors only: no progress, no summary, no per-image text lines.")
     var quiet = false
 
+    /// Extra `kf: ` lines on standard error, and errors in full.
     @Flag(name: .shortAndLong, help: "Also print the cache folder, where each image came from and timings, and full errors.")
     var verbose = false
 

@@ -44,10 +44,14 @@ struct PrefetchCommand: ParsableCommand, HasOutputOptions {
 
     /// The final counts.
     struct Summary: Encodable, Sendable {
+        /// Retrieved now and cached.
         var completed = 0
+        /// Already cached.
         var skipped = 0
+        /// Not cached: the retrieval failed.
         var failed = 0
 
+        /// How many sources have ended, whichever way.
         var done: Int { completed + skipped + failed }
     }
 
@@ -62,7 +66,9 @@ struct PrefetchCommand: ParsableCommand, HasOutputOptions {
 
     /// The counts so far, and the records the report needs (failures; all with --verbose).
     struct Tally: Sendable {
+        /// The counts.
         var summary = Summary()
+        /// Records by source index.
         var records: [Int: Record] = [:]
     }
 
