@@ -9,7 +9,7 @@ import Foundation
 /// standard error, each starting with `kf: `.
 struct OutputOptions: ParsableArguments {
     /// Errors only: no progress, no summary, no per-image text lines.
-    @Flag(name: .shortAndLong, help: "Print errors only: no progress, no summary, no per-image text lines.")
+    @Flag(name: .shortAndLong, help: "Print only errors and the asked-for answer: no progress, summaries or per-image text lines.")
     var quiet = false
 
     /// Extra `kf: ` lines on standard error, and errors in full.
