@@ -11,6 +11,9 @@ struct CacheCommand: ParsableCommand {
         Without --cache-dir the cache is Kingfisher's default one, in \
         $XDG_CACHE_HOME/com.onevcat.Kingfisher.ImageCache.default (or ~/.cache/... when \
         XDG_CACHE_HOME is unset). With --cache-dir DIR it is DIR/com.onevcat.Kingfisher.ImageCache.default.
+
+        Exit status (every cache subcommand): 0 on success, 1 when the cache folder cannot be \
+        created, read or changed, 2 on a usage error.
         """,
         subcommands: [
             CacheInfoCommand.self, CacheListCommand.self, CacheCleanCommand.self,
@@ -26,27 +29,40 @@ struct CacheLocationOptions: ParsableArguments {
         valueName: "DIR"))
     var cacheDirectory: String?
 
-    /// The disk storage these options name, opened (and created when missing).
-    func openStorage() throws -> DiskStorage.Backend<Data> {
+    /// What error lines name when the cache fails: the `--cache-dir` folder, or `cache`.
+    var label: String { cacheDirectory ?? "cache" }
+
+    /// The disk storage these options name, opened (and created when missing); verbose prints
+    /// its folder.
+    func openStorage(output: OutputOptions) throws -> DiskStorage.Backend<Data> {
         let parent = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
-        return try DiskStorage.Backend<Data>(config: DiskStorage.Config(name: "default", sizeLimit: 0, directory: parent))
+        let storage = try about(label) {
+            try DiskStorage.Backend<Data>(config: DiskStorage.Config(name: "default", sizeLimit: 0, directory: parent))
+        }
+        output.note("cache folder: \(storage.directoryURL.path)")
+        return storage
     }
 
-    /// The image cache these options name.
-    func openCache() throws -> ImageCache {
+    /// The image cache these options name; verbose prints its folder.
+    func openCache(output: OutputOptions) throws -> ImageCache {
         let parent = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
-        return try ImageCache(name: "default", cacheDirectoryURL: parent)
+        let cache = try about(label) { try ImageCache(name: "default", cacheDirectoryURL: parent) }
+        output.note("cache folder: \(cache.diskStorage.directoryURL.path)")
+        return cache
     }
 }
 
 /// `kf cache info`: where the cache is, how much it holds and its limits.
-struct CacheInfoCommand: ParsableCommand {
+struct CacheInfoCommand: ParsableCommand, HasOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show the cache folder, its entries and bytes, limits and the oldest and newest access."
+        abstract: "Show the cache folder, its entries and bytes, limits and the oldest and newest access.",
+        discussion: "Exit status: 0 on success, 1 when the cache folder cannot be created or read, 2 on a usage error."
     )
 
     @OptionGroup var location: CacheLocationOptions
+
+    @OptionGroup var outputOptions: OutputOptions
 
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
@@ -62,8 +78,8 @@ struct CacheInfoCommand: ParsableCommand {
     }
 
     func run() throws {
-        let storage = try location.openStorage()
-        let entries = try storage.entries()
+        let storage = try location.openStorage(output: outputOptions)
+        let entries = try about(location.label) { try storage.entries() }
         let accesses = entries.map(\.lastAccess)
         let report = Report(
             path: storage.directoryURL.path,
@@ -91,14 +107,20 @@ struct CacheInfoCommand: ParsableCommand {
 }
 
 /// `kf cache ls`: one line per entry.
-struct CacheListCommand: ParsableCommand {
+struct CacheListCommand: ParsableCommand, HasOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "ls",
         abstract: "List the cached entries, most recently used first: size, last access, expiry and key.",
-        discussion: "An entry whose key is unknown (written by a tool that did not record it) shows its file name."
+        discussion: """
+        An entry whose key is unknown (written by a tool that did not record it) shows its file name.
+
+        Exit status: 0 on success, 1 when the cache folder cannot be created or read, 2 on a usage error.
+        """
     )
 
     @OptionGroup var location: CacheLocationOptions
+
+    @OptionGroup var outputOptions: OutputOptions
 
     @Flag(help: "Print one JSON object per entry instead of text.")
     var json = false
@@ -112,8 +134,8 @@ struct CacheListCommand: ParsableCommand {
     }
 
     func run() throws {
-        let storage = try location.openStorage()
-        let entries = try storage.entries().sorted { $0.lastAccess > $1.lastAccess }
+        let storage = try location.openStorage(output: outputOptions)
+        let entries = try about(location.label) { try storage.entries() }.sorted { $0.lastAccess > $1.lastAccess }
         for entry in entries {
             let expires = entry.expiration == .distantFuture ? nil : CacheText.timestamp(entry.expiration)
             if json {

@@ -3,17 +3,23 @@ import Foundation
 import Kingfisher
 
 /// `kf cache clean`: remove expired entries, orphans and stale temporary files, then trim.
-struct CacheCleanCommand: ParsableCommand {
+struct CacheCleanCommand: ParsableCommand, HasOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "clean",
         abstract: "Remove expired entries and leftovers of interrupted writes; with --size-limit, trim to it.",
         discussion: """
         Trimming removes the least recently used entries until the cache holds at most half the \
-        limit, as the library does when a write takes it over its limit.
+        limit, as the library does when a write takes it over its limit. The text report is left \
+        out with --quiet (the JSON one is not).
+
+        Exit status: 0 on success, 1 when the cache folder cannot be created, read or changed, 2 \
+        on a usage error.
         """
     )
 
     @OptionGroup var location: CacheLocationOptions
+
+    @OptionGroup var outputOptions: OutputOptions
 
     @Option(name: .customLong("size-limit"), help: ArgumentHelp(
         "Trim to this size: bytes, or a number with K, M or G (powers of 1024).", valueName: "SIZE"))
@@ -30,31 +36,43 @@ struct CacheCleanCommand: ParsableCommand {
 
     func run() throws {
         let limit = try sizeLimit.map(CacheText.parseSize)
-        let storage = try location.openStorage()
-        var removed = try storage.removeExpiredValues().count
-        if let limit {
-            storage.config.sizeLimit = limit
-            removed += try storage.removeSizeExceededValues().count
+        let storage = try location.openStorage(output: outputOptions)
+        let (removed, entries) = try about(location.label) {
+            var removed = try storage.removeExpiredValues().count
+            if let limit {
+                storage.config.sizeLimit = limit
+                removed += try storage.removeSizeExceededValues().count
+            }
+            return (removed, try storage.entries())
         }
-        let entries = try storage.entries()
         let report = Report(removed: removed, entries: entries.count,
                             bytes: CacheText.totalBytes(entries))
         if json {
             try CacheText.printJSON(report)
         } else {
-            print("removed \(report.removed) files; \(report.entries) entries, \(CacheText.bytes(report.bytes)) remain")
+            if !outputOptions.quiet {
+                print("removed \(report.removed) files; \(report.entries) entries, \(CacheText.bytes(report.bytes)) remain")
+            }
         }
     }
 }
 
 /// `kf cache clear`: remove every entry.
-struct CacheClearCommand: ParsableCommand {
+struct CacheClearCommand: ParsableCommand, HasOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "clear",
-        abstract: "Remove every cached entry (the folder stays)."
+        abstract: "Remove every cached entry (the folder stays).",
+        discussion: """
+        The text report is left out with --quiet (the JSON one is not).
+
+        Exit status: 0 on success, 1 when the cache folder cannot be created, read or changed, 2 \
+        on a usage error.
+        """
     )
 
     @OptionGroup var location: CacheLocationOptions
+
+    @OptionGroup var outputOptions: OutputOptions
 
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
@@ -65,27 +83,38 @@ struct CacheClearCommand: ParsableCommand {
     }
 
     func run() throws {
-        let storage = try location.openStorage()
-        let entries = try storage.entries()
-        try storage.removeAll()
+        let storage = try location.openStorage(output: outputOptions)
+        let entries = try about(location.label) {
+            let entries = try storage.entries()
+            try storage.removeAll()
+            return entries
+        }
         let report = Report(removed: entries.count, bytes: CacheText.totalBytes(entries))
         if json {
             try CacheText.printJSON(report)
         } else {
-            print("removed \(report.removed) entries, \(CacheText.bytes(report.bytes))")
+            if !outputOptions.quiet {
+                print("removed \(report.removed) entries, \(CacheText.bytes(report.bytes))")
+            }
         }
     }
 }
 
 /// `kf cache path [KEY]`: the cache folder, or the file that holds a key.
-struct CachePathCommand: ParsableCommand {
+struct CachePathCommand: ParsableCommand, HasOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "path",
         abstract: "Print the cache folder, or with KEY the file that holds (or would hold) it.",
-        discussion: "The key of a downloaded image is its URL; with --processor the key is KEY@identifier."
+        discussion: """
+        The key of a downloaded image is its URL; with --processor the key is KEY@identifier.
+
+        Exit status: 0 on success, 1 when the cache folder cannot be created, 2 on a usage error.
+        """
     )
 
     @OptionGroup var location: CacheLocationOptions
+
+    @OptionGroup var outputOptions: OutputOptions
 
     @Argument(help: "A cache key, usually an image URL.")
     var key: String?
@@ -111,7 +140,7 @@ struct CachePathCommand: ParsableCommand {
                 throw CLIError.usage("bad --processor: \(error)")
             }
         }
-        let cache = try location.openCache()
+        let cache = try location.openCache(output: outputOptions)
         var report = Report(path: cache.diskStorage.directoryURL.path)
         if let key {
             report.path = cache.cachePath(forKey: key, processorIdentifier: identifier)

@@ -3,13 +3,16 @@ import Foundation
 import Kingfisher
 
 /// `kf convert IN OUT`: decode one image and write it in the format OUT's extension names.
-struct ConvertCommand: ParsableCommand {
+struct ConvertCommand: ParsableCommand, HasOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Decode IN and write it to OUT in the format OUT's extension names.",
         discussion: """
         Output formats by extension: .png, .jpg/.jpeg, .gif, .webp. The EXIF orientation is applied, \
         so OUT is upright. GIF and WebP keep every frame of an animation; PNG and JPEG keep the first.
+
+        Exit status: 0 when OUT was written, 1 when IN could not be read or decoded or OUT could \
+        not be encoded or written, 2 on a usage error.
         """
     )
 
@@ -25,6 +28,8 @@ struct ConvertCommand: ParsableCommand {
     @Flag(help: "Write WebP losslessly.")
     var lossless = false
 
+    @OptionGroup var outputOptions: OutputOptions
+
     func run() throws {
         let ext = URL(fileURLWithPath: output).pathExtension
         guard let format = ImageFormat(fileExtension: ext) else {
@@ -37,12 +42,12 @@ struct ConvertCommand: ParsableCommand {
             }
             options.compressionQuality = quality > 1 ? quality / 100 : quality
         }
-        let image = try KFCrossPlatformImage(data: readInput(input))
-        let data = try image.encoded(as: format, options: options)
-        do {
-            try data.write(to: URL(fileURLWithPath: output), options: .atomic)
-        } catch {
-            throw CLIError.failure("cannot write \(output): \(describe(error))")
-        }
+        let data = try readInput(input)
+        let (image, decoding) = try about(input) { try timed { try KFCrossPlatformImage(data: data) } }
+        outputOptions.note("\(input): \(data.count) bytes, decoded \(image.pixelWidth)×\(image.pixelHeight) "
+            + "(\(image.frames.count) frame(s)) in \(milliseconds(decoding))")
+        let (bytes, encoding) = try about(output) { try timed { try image.encoded(as: format, options: options) } }
+        outputOptions.note("\(output): encoded \(bytes.count) bytes of \(format) in \(milliseconds(encoding))")
+        try writeOutput(bytes, to: output)
     }
 }

@@ -3,20 +3,24 @@ import Foundation
 import Kingfisher
 
 /// `kf fetch`: retrieve images through the cache, as an app's `retrieveImage` call would.
-struct FetchCommand: ParsableCommand {
+struct FetchCommand: ParsableCommand, HasOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Retrieve images through the cache: memory, then disk, then the network or the file.",
         discussion: """
         Each input is an http(s) URL or an image file. An input given several times is retrieved \
-        once. One line per input tells where the image came from (cacheType none, memory or disk), \
-        its pixel size and format, and the file written with -o; or the error, naming the input \
-        and the cause. Exit status 1 when any input failed.
+        once. For each input one line on standard output tells where the image came from \
+        (cacheType none, memory or disk), its pixel size and format, and the file written with -o \
+        (with --json, one JSON object per input, failures included). A failed input is one line \
+        on standard error, 'kf: INPUT: what went wrong'. With several inputs a progress bar goes \
+        to standard error on a terminal, otherwise a line every tenth of the work.
 
         -o DIR (an existing folder, or a path ending in '/') writes each image into DIR, named \
         from the URL's last path component and made unique; -o FILE needs a single input. The \
         image is written in its own format: the original bytes without --processor, the \
         processed image encoded in the original's format with it.
+
+        Exit status: 0 when every input was retrieved, 1 when any failed, 2 on a usage error.
 
         \(ProcessorSpec.grammar)
         """
@@ -42,6 +46,8 @@ struct FetchCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per input instead of text.")
     var json = false
 
+    @OptionGroup var outputOptions: OutputOptions
+
     /// One input's outcome, in JSON field order.
     struct Line: Encodable {
         var url: String
@@ -60,76 +66,87 @@ struct FetchCommand: ParsableCommand {
         }
         let chain = try Retrieval.processor(processor)
         let sources = try inputs.map(Retrieval.source)
-        var unique: [String: Source] = [:]
-        for source in sources { unique[source.cacheKey] = source }
-        let destination = try outputDestination(uniqueCount: unique.count)
+        // The unique inputs in the order first given.
+        var firstIndex: [String: Int] = [:]
+        for (index, source) in sources.enumerated() where firstIndex[source.cacheKey] == nil {
+            firstIndex[source.cacheKey] = index
+        }
+        let unique = firstIndex.values.sorted()
+        let destination = try FetchDestination(output: output, uniqueCount: unique.count)
 
-        let cache = try location.openCache()
+        let cache = try location.openCache(output: outputOptions)
         let manager = KingfisherManager(downloader: .default, cache: cache)
         var options: KingfisherOptionsInfo = [.processor(chain), .waitForCache, .callbackQueue(.untouch)]
         if forceRefresh { options.append(.forceRefresh) }
         if onlyFromCache { options.append(.onlyFromCache) }
-        let results = Retrieval.retrieveAll(Array(unique.values), manager: manager, options: options, concurrency: 8)
+        let bar = unique.count >= 2 && outputOptions.showsProgress ? ProgressReporter(label: "fetch", total: unique.count) : nil
+        let collected = Locked(Tally())
+        Retrieval.retrieveAll(unique.map { sources[$0] }, manager: manager, options: options, concurrency: 8) { index, outcome, elapsed in
+            // Drawn under the lock, so no count is overtaken by a smaller one.
+            collected.update { tally in
+                let (done, failed) = tally.record(outcome, elapsed: elapsed, at: index)
+                bar?.update(done: done, failed: failed)
+            }
+        }
+        bar?.finish()
 
+        let results = collected.value.results
+        let positions = Dictionary(uniqueKeysWithValues: unique.enumerated().map { ($1, $0) })
         var names = OutputNames()
         var lines: [String: Line] = [:]
         var failures = 0
+        // In the order given: a unique input's error or verbose line on standard error, then
+        // each input's line on standard output.
         for (index, source) in sources.enumerated() {
-            let key = source.cacheKey
-            if lines[key] == nil {
-                lines[key] = line(for: source, input: inputs[index], result: results[key],
-                                  cache: cache, chain: chain, destination: destination, names: &names)
+            let input = inputs[index]
+            if let position = positions[index] {
+                let (line, failure) = self.line(for: source, input: input, outcome: results[position],
+                                                cache: cache, chain: chain, destination: destination, names: &names)
+                lines[source.cacheKey] = line
+                if let failure {
+                    failures += 1
+                    printError("kf: \(input): " + ErrorText.reason(of: failure, verbose: outputOptions.verbose))
+                } else if case let (.retrieved(value), elapsed)? = results[position] {
+                    outputOptions.note("\(input): \(Retrieval.origin(of: source, cacheType: value.cacheType)), \(milliseconds(elapsed))")
+                }
             }
-            guard let line = lines[key] else { continue }
-            if line.error != nil { failures += 1 }
+            guard let line = lines[source.cacheKey] else { continue }
             if json {
                 try CacheText.printJSON(line)
-            } else if let error = line.error {
-                print("\(line.url): error: \(error)")
-            } else {
+            } else if line.error == nil, !outputOptions.quiet {
                 let size = "\(line.width ?? 0)×\(line.height ?? 0)"
                 let written = line.output.map { " -> \($0)" } ?? ""
                 print("\(line.url): \(line.cacheType ?? "none"), \(size) \(line.format ?? "")\(written)")
             }
         }
-        if failures > 0 {
-            throw CLIError.failure("\(failures) of \(inputs.count) inputs failed")
+        guard failures > 0 else { return }
+        throw unique.count > 1 ? CLIError.failure("\(failures) of \(unique.count) inputs failed") : CLIError.reported
+    }
+
+    /// The outcomes so far, by index among the unique inputs.
+    struct Tally: Sendable {
+        /// Each finished input's outcome and time, by its index among the unique inputs.
+        var results: [Int: (Retrieval.Outcome, Duration)] = [:]
+        /// How many of them failed.
+        var failed = 0
+
+        /// Records one outcome; returns how many are done and how many of them failed.
+        mutating func record(_ outcome: Retrieval.Outcome, elapsed: Duration, at index: Int) -> (Int, Int) {
+            results[index] = (outcome, elapsed)
+            if case .failed = outcome { failed += 1 }
+            return (results.count, failed)
         }
     }
 
-    /// Where `-o` points: nothing, one file, or a folder (created when missing).
-    enum Destination { case none, file(URL), directory(URL) }
-
-    private func outputDestination(uniqueCount: Int) throws -> Destination {
-        guard let output else { return .none }
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
-        if output.hasSuffix("/") || (exists && isDirectory.boolValue) {
-            let url = URL(fileURLWithPath: output, isDirectory: true)
-            do {
-                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            } catch {
-                throw CLIError.failure("cannot create \(output): \(describe(error))")
-            }
-            return .directory(url)
-        }
-        guard uniqueCount == 1 else {
-            throw CLIError.usage("-o FILE takes one input; for several give a folder (an existing one, or a path ending in '/')")
-        }
-        return .file(URL(fileURLWithPath: output))
-    }
-
+    /// The line for one unique input, and its error when it failed.
     private func line(
-        for source: Source, input: String, result: Result<RetrieveImageResult, KingfisherError>?,
-        cache: ImageCache, chain: any ImageProcessor, destination: Destination, names: inout OutputNames
-    ) -> Line {
+        for source: Source, input: String, outcome: (Retrieval.Outcome, Duration)?,
+        cache: ImageCache, chain: any ImageProcessor, destination: FetchDestination, names: inout OutputNames
+    ) -> (Line, (any Error)?) {
         var line = Line(url: source.url?.absoluteString ?? input)
-        switch result {
-        case nil:
-            line.error = "\(input): not retrieved"
-        case .failure(let error):
-            line.error = "\(input): \(error.errorDescription ?? "\(error)")"
-        case .success(let value):
+        let failure: any Error
+        switch outcome?.0 {
+        case .retrieved(let value)?:
             line.cacheType = Retrieval.name(of: value.cacheType)
             line.width = value.image.pixelWidth
             line.height = value.image.pixelHeight
@@ -137,60 +154,18 @@ struct FetchCommand: ParsableCommand {
             let format = original.map { ImageFormat(data: $0) } ?? .unknown
             line.format = format.rawValue
             do {
-                line.output = try write(value.image, original: original, format: format, source: source,
-                                        unprocessed: chain.identifier.isEmpty, to: destination, names: &names)
+                line.output = try destination.write(value.image, original: original, format: format, source: source,
+                                                    unprocessed: chain.identifier.isEmpty, names: &names)
+                return (line, nil)
             } catch {
-                line.error = "\(input): \(error)"
+                failure = error
             }
+        case .failed(let error)?:
+            failure = error
+        case .alreadyCached?, nil:
+            failure = Reason(description: "not retrieved")
         }
-        return line
-    }
-
-    private func write(
-        _ image: KFCrossPlatformImage, original: Data?, format: ImageFormat, source: Source, unprocessed: Bool,
-        to destination: Destination, names: inout OutputNames
-    ) throws -> String? {
-        let url: URL
-        switch destination {
-        case .none: return nil
-        case .file(let file): url = file
-        case .directory(let folder): url = names.unique(in: folder, for: source, format: format)
-        }
-        let bytes: Data
-        if unprocessed, let original {
-            bytes = original
-        } else if let encoded = image.kf.data(format: format) {
-            bytes = encoded
-        } else {
-            throw Retrieval.Failure(description: "the image could not be encoded as \(format)")
-        }
-        do {
-            try bytes.write(to: url, options: .atomic)
-        } catch {
-            throw Retrieval.Failure(description: "cannot write \(url.path): \(describe(error))")
-        }
-        return url.path
-    }
-}
-
-/// Output file names for `-o DIR`: the URL's last path component, made unique within the run
-/// and the folder.
-struct OutputNames {
-    private var used: Set<String> = []
-
-    mutating func unique(in folder: URL, for source: Source, format: ImageFormat) -> URL {
-        var name = source.url?.lastPathComponent ?? ""
-        if name.isEmpty || name == "/" { name = "image" }
-        let base = (name as NSString).deletingPathExtension
-        var ext = (name as NSString).pathExtension
-        if ext.isEmpty { ext = format.fileExtension ?? "img" }
-        var candidate = "\(base).\(ext)"
-        var counter = 1
-        while used.contains(candidate) || FileManager.default.fileExists(atPath: folder.appendingPathComponent(candidate).path) {
-            candidate = "\(base)-\(counter).\(ext)"
-            counter += 1
-        }
-        used.insert(candidate)
-        return folder.appendingPathComponent(candidate)
+        line.error = oneLine("\(input): \(describe(failure))")
+        return (line, failure)
     }
 }

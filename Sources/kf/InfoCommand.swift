@@ -4,7 +4,7 @@ import Kingfisher
 import Synchronization
 
 /// `kf info FILE`: what an image's header says, without decoding its pixels.
-struct InfoCommand: ParsableCommand {
+struct InfoCommand: ParsableCommand, HasOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show an image's format, upright pixel size, frames, loop count, EXIF orientation and cache state.",
@@ -12,7 +12,11 @@ struct InfoCommand: ParsableCommand {
         Reads only the header unless --verify is given, which decodes every frame too. For an \
         http(s) URL the cache state (none or disk) is that of the URL's unprocessed image; the \
         bytes come from the disk cache when it has them, otherwise they are downloaded without \
-        being cached. For a file the cache state is reported when --cache-dir is given.
+        being cached. For a file the cache state is reported when --cache-dir is given. The \
+        report goes to standard output, also with --quiet.
+
+        Exit status: 0 when the image was read, 1 when it could not be read, downloaded or \
+        decoded, 2 on a usage error.
         """
     )
 
@@ -26,6 +30,8 @@ struct InfoCommand: ParsableCommand {
 
     @Flag(help: "Decode the whole image as well, so a damaged body is reported.")
     var verify = false
+
+    @OptionGroup var outputOptions: OutputOptions
 
     /// The facts printed, in JSON field order.
     struct Report: Encodable {
@@ -42,19 +48,30 @@ struct InfoCommand: ParsableCommand {
 
     func run() throws {
         var cacheState: CacheType?
+        let start = ContinuousClock.now
         let data: Data
+        let origin: String
         if let url = Retrieval.remoteURL(file) {
-            let cache = try location.openCache()
+            let cache = try location.openCache(output: outputOptions)
             let state = cache.imageCachedType(forKey: url.cacheKey)
             cacheState = state
-            data = try state == .disk ? readInput(cache.cachePath(forKey: url.cacheKey)) : Self.download(url)
+            if state == .disk {
+                data = try readInput(cache.cachePath(forKey: url.cacheKey))
+                origin = "the disk cache"
+            } else {
+                data = try about(file) { try Self.download(url) }
+                origin = "the network"
+            }
         } else {
             data = try readInput(file)
-            if location.cacheDirectory != nil {
-                cacheState = try location.openCache().imageCachedType(forKey: URL(fileURLWithPath: file).cacheKey)
-            }
+            origin = "the file"
         }
-        let header = try ImageHeader(data: data)
+        outputOptions.note("\(file): \(data.count) bytes read from \(origin) in \(milliseconds(ContinuousClock.now - start))")
+        if Retrieval.remoteURL(file) == nil, location.cacheDirectory != nil {
+            cacheState = try location.openCache(output: outputOptions)
+                .imageCachedType(forKey: URL(fileURLWithPath: file).cacheKey)
+        }
+        let header = try about(file) { try ImageHeader(data: data) }
         var report = Report(
             file: file, format: header.format.rawValue,
             width: header.orientedPixelSize.width, height: header.orientedPixelSize.height,
@@ -62,7 +79,8 @@ struct InfoCommand: ParsableCommand {
             orientation: header.orientation.rawValue, hasAlpha: header.hasAlpha,
             cache: cacheState.map(Retrieval.name))
         if verify {
-            let image = try KFCrossPlatformImage(data: data)
+            let (image, took) = try about(file) { try timed { try KFCrossPlatformImage(data: data) } }
+            outputOptions.note("\(file): decoded \(image.frames.count) frame(s) of \(image.pixelWidth)×\(image.pixelHeight) in \(milliseconds(took))")
             report.width = image.pixelWidth
             report.height = image.pixelHeight
             report.frames = image.frames.count
@@ -98,7 +116,7 @@ struct InfoCommand: ParsableCommand {
         switch box.withLock({ $0 }) {
         case .success(let loaded)?: return loaded.originalData
         case .failure(let error)?: throw error
-        case nil: throw CLIError.failure("\(url.absoluteString): the download ended without a result")
+        case nil: throw Reason(description: "the download ended without a result")
         }
     }
 }

@@ -8,22 +8,41 @@ struct KF: ParsableCommand {
         commandName: "kf",
         abstract: "Decode, inspect, convert and process images, and manage the image cache, with Kingfisher for Linux.",
         discussion: """
-        Exit status: 0 on success, 1 when an image or the cache cannot be read, decoded or \
-        written (the reason goes to standard error), 2 on a usage error.
+        Every subcommand takes -q/--quiet (errors only) and -v/--verbose (the cache folder, where \
+        each image came from, timings and full errors, on standard error).
+
+        EXIT STATUS
+          0    Success.
+          1    An input failed: it could not be read, downloaded, decoded,
+               processed or written, or the cache could not be used. Each
+               failure is one line on standard error: 'kf: INPUT: what went
+               wrong'. When fetch or prefetch had several inputs, a last line
+               says how many failed ('kf: 2 of 5 inputs failed').
+          2    Usage error: an unknown or missing option or argument, a bad
+               --processor, conflicting flags. One line on standard error.
+          130  Interrupted: Ctrl-C (SIGINT) ends kf at once, killed by the
+               signal, and the shell reports 130 (128 + 2). Files written
+               with -o are whole or absent; a cache write cut short leaves a
+               temporary file that 'kf cache clean' removes.
         """,
         subcommands: [
             FetchCommand.self, PrefetchCommand.self, InfoCommand.self, ConvertCommand.self, ProcessCommand.self,
             CacheCommand.self,
         ]
     )
-}
 
-/// A failure that decides `kf`'s exit status.
-enum CLIError: Error {
-    /// Bad arguments: exit 2.
-    case usage(String)
-    /// A bad or unreadable image, or an output that cannot be written: exit 1.
-    case failure(String)
+    /// `kf` and the subcommand names at the start of `arguments`, e.g. `kf cache ls`.
+    static func commandPath(_ arguments: [String]) -> String {
+        var names = ["kf"]
+        var current: any ParsableCommand.Type = KF.self
+        for argument in arguments {
+            guard let next = current.configuration.subcommands.first(where: { $0.configuration.commandName == argument })
+            else { break }
+            names.append(argument)
+            current = next
+        }
+        return names.joined(separator: " ")
+    }
 }
 
 @main
@@ -31,60 +50,59 @@ enum Main {
     static func main() {
         // A closed pipe on standard output must end in an error, not a signal.
         signal(SIGPIPE, SIG_IGN)
+        unblockInterrupts()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        var command: any ParsableCommand
         do {
-            var command = try KF.parseAsRoot()
-            try command.run()
-        } catch let error as CLIError {
-            switch error {
-            case .usage(let message):
-                printError("kf: \(message)\nSee 'kf --help'.")
-                exit(2)
-            case .failure(let message):
-                printError("kf: \(message)")
-                exit(1)
-            }
-        } catch let error as KingfisherError {
-            printError("kf: \(error.errorDescription ?? "\(error)")")
-            exit(1)
+            command = try KF.parseAsRoot(arguments)
         } catch {
-            let code = KF.exitCode(for: error)
-            if code == .success {
+            // --help and `kf help` print their text as ArgumentParser writes it.
+            if KF.exitCode(for: error) == .success {
                 print(KF.fullMessage(for: error))
                 exit(0)
             }
-            printError(KF.fullMessage(for: error))
-            exit(2)
+            usageError(KF.message(for: error), arguments: arguments)
+        }
+        let verbose = (command as? any HasOutputOptions)?.outputOptions.verbose ?? false
+        do {
+            try command.run()
+        } catch let error as CLIError {
+            switch error {
+            case .usage(let message): usageError(message, arguments: arguments)
+            case .reported: exit(1)
+            case .failure, .input:
+                printError("kf: " + ErrorText.message(error, verbose: verbose))
+                exit(1)
+            }
+        } catch {
+            // `kf`, `kf cache` and `kf help SUB` parse to commands whose run throws the help request.
+            switch KF.exitCode(for: error) {
+            case .success:
+                print(KF.fullMessage(for: error))
+                exit(0)
+            case .validationFailure:
+                usageError(KF.message(for: error), arguments: arguments)
+            default:
+                printError("kf: " + ErrorText.reason(of: error, verbose: verbose))
+                exit(1)
+            }
         }
     }
-}
 
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
-}
+    /// Lets Ctrl-C and `kill` end `kf` even when its parent spawned it with those signals blocked
+    /// (Foundation's `Process` spawns from dispatch threads, and a child inherits their mask). A
+    /// signal the parent chose to ignore stays ignored. Runs before any thread is started.
+    static func unblockInterrupts() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    }
 
-/// Reads a whole input file, or fails with a one-line reason naming it.
-func readInput(_ path: String) throws -> Data {
-    do {
-        return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
-    } catch {
-        throw CLIError.failure("cannot read \(path): \(describe(error))")
+    /// Prints a usage error in one line, pointing at the subcommand's help, and exits with 2.
+    static func usageError(_ message: String, arguments: [String]) -> Never {
+        let text = message.isEmpty ? "bad arguments" : message
+        printError("kf: \(text) (see '\(KF.commandPath(arguments)) --help')")
+        exit(2)
     }
-}
-
-/// A short reason for a Foundation file error.
-func describe(_ error: any Error) -> String {
-    let nsError = error as NSError
-    if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
-       let code = POSIXErrorCode(rawValue: Int32(underlying.code)) {
-        return String(cString: strerror(code.rawValue))
-    }
-    if nsError.domain == NSCocoaErrorDomain {
-        switch nsError.code {
-        case NSFileReadNoSuchFileError, NSFileNoSuchFileError: return "no such file"
-        case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return "permission denied"
-        case NSFileWriteOutOfSpaceError: return "no space left on the device"
-        default: break
-        }
-    }
-    return nsError.localizedDescription
 }

@@ -2,18 +2,20 @@ import ArgumentParser
 import Foundation
 import Kingfisher
 
-/// `kf prefetch`: fill the cache with many images, as `ImagePrefetcher` does in an app.
-struct PrefetchCommand: ParsableCommand {
+/// `kf prefetch`: fill the cache with many images, by the rule `ImagePrefetcher` follows in an app.
+struct PrefetchCommand: ParsableCommand, HasOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "prefetch",
         abstract: "Download images into the cache ahead of time, several at once.",
         discussion: """
         An image already cached (under its URL and the --processor) is skipped; the others are \
-        downloaded, processed and written to the disk cache. A URL given more than once counts once. \
-        On a terminal a progress bar goes to standard error, otherwise a line every tenth of the \
-        work. At the end a summary goes to standard output (with --json, one last line \
-        {"completed":N,"skipped":N,"failed":N}); the failed URLs go to standard error. Exit status \
-        1 when any image failed.
+        downloaded, processed and written to the disk cache, as ImagePrefetcher does. A URL given \
+        more than once counts once. On a terminal a progress bar goes to standard error, \
+        otherwise a line every tenth of the work. At the end a summary goes to standard output \
+        (with --json, one last line {"completed":N,"skipped":N,"failed":N}); each failed URL is \
+        one line on standard error, 'kf: URL: what went wrong'.
+
+        Exit status: 0 when every image was cached, 1 when any failed, 2 on a usage error.
 
         \(ProcessorSpec.grammar)
         """
@@ -38,11 +40,36 @@ struct PrefetchCommand: ParsableCommand {
     @Flag(help: "End with one JSON line of counts instead of a text summary.")
     var json = false
 
+    @OptionGroup var outputOptions: OutputOptions
+
     /// The final counts.
-    struct Summary: Encodable {
-        var completed: Int
-        var skipped: Int
-        var failed: Int
+    struct Summary: Encodable, Sendable {
+        /// Retrieved now and cached.
+        var completed = 0
+        /// Already cached.
+        var skipped = 0
+        /// Not cached: the retrieval failed.
+        var failed = 0
+
+        /// How many sources have ended, whichever way.
+        var done: Int { completed + skipped + failed }
+    }
+
+    /// How one source ended, without its image.
+    enum Record: Sendable {
+        /// Cached: `.none` when it was retrieved now (completed), otherwise where it already was
+        /// (skipped).
+        case cached(CacheType, Duration)
+        /// It failed.
+        case failed(KingfisherError)
+    }
+
+    /// The counts so far, and the records the report needs (failures; all with --verbose).
+    struct Tally: Sendable {
+        /// The counts.
+        var summary = Summary()
+        /// Records by source index.
+        var records: [Int: Record] = [:]
     }
 
     func run() throws {
@@ -52,41 +79,70 @@ struct PrefetchCommand: ParsableCommand {
         guard !all.isEmpty else { throw CLIError.usage("give URLs or --file LIST") }
         let chain = try Retrieval.processor(processor)
         var seen = Set<String>()
-        let sources = try all.map(Retrieval.source).filter { seen.insert($0.cacheKey).inserted }
+        var names: [String] = []
+        var sources: [Source] = []
+        for input in all {
+            let source = try Retrieval.source(input)
+            guard seen.insert(source.cacheKey).inserted else { continue }
+            names.append(input)
+            sources.append(source)
+        }
 
-        let cache = try location.openCache()
+        let cache = try location.openCache(output: outputOptions)
         let manager = KingfisherManager(downloader: .default, cache: cache)
-        let bar = ProgressReporter(total: sources.count, onTerminal: isatty(STDERR_FILENO) == 1)
-        let done = DispatchSemaphore(value: 0)
-        let outcome = OutcomeBox()
+        let bar = outputOptions.showsProgress ? ProgressReporter(label: "prefetch", total: sources.count) : nil
+        let tally = Locked(Tally())
+        let keepAll = outputOptions.verbose
         let start = ContinuousClock.now
-        let prefetcher = ImagePrefetcher(
-            sources: sources, options: [.processor(chain)], manager: manager,
-            progressBlock: { skipped, failed, completed in
-                bar.update(done: skipped.count + failed.count + completed.count, failed: failed.count)
-            },
-            completionHandler: { skipped, failed, completed in
-                outcome.set(Summary(completed: completed.count, skipped: skipped.count, failed: failed.count),
-                            failed: failed.map(\.description))
-                done.signal()
-            })
-        prefetcher.maxConcurrentDownloads = concurrency
-        prefetcher.start()
-        done.wait()
-        bar.finish()
+        Retrieval.retrieveAll(
+            sources, manager: manager, options: [.processor(chain), .waitForCache, .callbackQueue(.untouch)],
+            concurrency: concurrency, skipCached: chain.identifier
+        ) { index, outcome, elapsed in
+            let record: Record
+            switch outcome {
+            case .retrieved(let value): record = .cached(value.cacheType, elapsed)
+            case .alreadyCached(let cacheType): record = .cached(cacheType, elapsed)
+            case .failed(let error): record = .failed(error)
+            }
+            // Drawn under the lock, so no count is overtaken by a smaller one.
+            tally.update { tally in
+                switch record {
+                case .cached(let cacheType, _) where cacheType.cached: tally.summary.skipped += 1
+                case .cached: tally.summary.completed += 1
+                case .failed: tally.summary.failed += 1
+                }
+                // Images are not kept, and successes only for --verbose: a long prefetch stays small.
+                if keepAll {
+                    tally.records[index] = record
+                } else if case .failed = record {
+                    tally.records[index] = record
+                }
+                bar?.update(done: tally.summary.done, failed: tally.summary.failed)
+            }
+        }
+        bar?.finish()
         let elapsed = ContinuousClock.now - start
-        let (summary, failedURLs) = outcome.value
-        for url in failedURLs { printError("kf: failed: \(url)") }
+        let (summary, records) = (tally.value.summary, tally.value.records)
+        for index in records.keys.sorted() {
+            switch records[index] {
+            case .failed(let error)?:
+                printError("kf: \(names[index]): " + ErrorText.reason(of: error, verbose: outputOptions.verbose))
+            case let .cached(cacheType, took)?:
+                let what = cacheType.cached ? "skipped" : "completed"
+                outputOptions.note("\(names[index]): \(Retrieval.origin(of: sources[index], cacheType: cacheType)), \(what), \(milliseconds(took))")
+            case nil:
+                break
+            }
+        }
         if json {
             try CacheText.printJSON(summary)
-        } else {
+        } else if !outputOptions.quiet {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             print(String(format: "%d images: %d completed, %d skipped, %d failed in %.2f s",
                          sources.count, summary.completed, summary.skipped, summary.failed, seconds))
         }
-        if summary.failed > 0 {
-            throw CLIError.failure("\(summary.failed) of \(sources.count) images failed")
-        }
+        guard summary.failed > 0 else { return }
+        throw sources.count > 1 ? CLIError.failure("\(summary.failed) of \(sources.count) inputs failed") : CLIError.reported
     }
 
     /// The URLs of a list file, or of standard input for `-`.

@@ -3,7 +3,7 @@ import Foundation
 import Kingfisher
 
 /// `kf process IN OUT --processor SPEC`: run a processor chain on one image and write the result.
-struct ProcessCommand: ParsableCommand {
+struct ProcessCommand: ParsableCommand, HasOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "process",
         abstract: "Run a processor chain on IN and write the result to OUT.",
@@ -16,6 +16,9 @@ struct ProcessCommand: ParsableCommand {
         The output format is the --serializer's when given; otherwise the one OUT's extension names \
         (.png, .jpg, .gif, .webp); otherwise the input's own format, as Kingfisher's default \
         serializer keeps it.
+
+        Exit status: 0 when OUT was written, 1 when IN could not be read, decoded or processed or \
+        OUT could not be encoded or written, 2 on a usage error (a bad SPEC included).
         """
     )
 
@@ -34,6 +37,8 @@ struct ProcessCommand: ParsableCommand {
     @Option(help: "Scale of the images processed: sizes in SPEC are points, pixels = points × scale.")
     var scale: Double = 1
 
+    @OptionGroup var outputOptions: OutputOptions
+
     func run() throws {
         let chain: any ImageProcessor
         do {
@@ -47,19 +52,20 @@ struct ProcessCommand: ParsableCommand {
         let cacheSerializer = try chosenSerializer()
         let data = try readInput(input)
         let options = KingfisherParsedOptionsInfo([.scaleFactor(CGFloat(scale)), .processor(chain)])
-        guard let image = chain.process(item: .data(data), options: options) else {
+        let (processed, processing) = timed { chain.process(item: .data(data), options: options) }
+        guard let image = processed else {
             // Decoding is the usual failure; its error says exactly what is wrong with the input.
-            _ = try KFCrossPlatformImage(data: data, options: options.imageCreatingOptions)
-            throw CLIError.failure("\(input): the processor \(chain.identifier) could not process the image")
+            _ = try about(input) { try KFCrossPlatformImage(data: data, options: options.imageCreatingOptions) }
+            throw CLIError.input(input, Reason(description: "the processor \(chain.identifier) could not process the image"))
         }
-        guard let bytes = cacheSerializer.data(with: image, original: data) else {
-            throw CLIError.failure("\(input): the result could not be encoded")
+        outputOptions.note("\(input): \(data.count) bytes, decoded and processed to \(image.pixelWidth)×\(image.pixelHeight) "
+            + "in \(milliseconds(processing))")
+        let (encoded, encoding) = timed { cacheSerializer.data(with: image, original: data) }
+        guard let bytes = encoded else {
+            throw CLIError.input(output, Reason(description: "the result could not be encoded"))
         }
-        do {
-            try bytes.write(to: URL(fileURLWithPath: output), options: .atomic)
-        } catch {
-            throw CLIError.failure("cannot write \(output): \(describe(error))")
-        }
+        outputOptions.note("\(output): encoded \(bytes.count) bytes of \(ImageFormat(data: bytes)) in \(milliseconds(encoding))")
+        try writeOutput(bytes, to: output)
     }
 
     private func chosenSerializer() throws -> any CacheSerializer {

@@ -4,11 +4,6 @@ import Synchronization
 
 /// What `kf fetch`, `kf prefetch` and `kf info` share: reading inputs and waiting for the manager.
 enum Retrieval {
-    /// A one-line failure that prints as its message.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// The processor a `--processor` spec names; the default processor without one.
     static func processor(_ spec: String?) throws -> any ImageProcessor {
         guard let spec else { return DefaultImageProcessor.default }
@@ -54,38 +49,73 @@ enum Retrieval {
         return try? Data(contentsOf: URL(fileURLWithPath: path))
     }
 
+    /// Where an image came from, for `--verbose`: `memory`, `disk`, `none (network)` or
+    /// `none (file)`.
+    static func origin(of source: Source, cacheType: CacheType) -> String {
+        guard cacheType == .none else { return name(of: cacheType) }
+        if case .network = source { return "none (network)" }
+        return "none (file)"
+    }
+
+    /// How one source ended.
+    enum Outcome: Sendable {
+        /// The manager retrieved it (from memory, disk, the network or the file).
+        case retrieved(RetrieveImageResult)
+        /// The cache already holds it, as the check before retrieving found; nothing was loaded.
+        case alreadyCached(CacheType)
+        /// The retrieval failed.
+        case failed(KingfisherError)
+    }
+
     /// Retrieves every source, at most `concurrency` at once, and waits for all of them.
     ///
-    /// The manager calls back on its own threads (`.untouch`), so blocking this one is safe.
+    /// With `skipCached`, a source the cache already holds under the processor identifier is not
+    /// retrieved but reported as ``Outcome/alreadyCached(_:)``, as `ImagePrefetcher` skips it.
+    /// `onEach` runs once per source, on the manager's threads (`.untouch`), with its index in
+    /// `sources` and the time from its start to its end; blocking this thread is safe.
     static func retrieveAll(
-        _ sources: [Source], manager: KingfisherManager, options: KingfisherOptionsInfo, concurrency: Int
-    ) -> [String: Result<RetrieveImageResult, KingfisherError>] {
-        let results = ResultBox()
+        _ sources: [Source], manager: KingfisherManager, options: KingfisherOptionsInfo, concurrency: Int,
+        skipCached processorIdentifier: String? = nil,
+        onEach: @escaping @Sendable (_ index: Int, _ outcome: Outcome, _ elapsed: Duration) -> Void
+    ) {
         let slots = DispatchSemaphore(value: max(1, concurrency))
         let group = DispatchGroup()
-        for source in sources {
+        for (index, source) in sources.enumerated() {
+            let start = ContinuousClock.now
+            if let processorIdentifier {
+                let cached = manager.cache.imageCachedType(forKey: source.cacheKey, processorIdentifier: processorIdentifier)
+                if cached.cached {
+                    onEach(index, .alreadyCached(cached), ContinuousClock.now - start)
+                    continue
+                }
+            }
             slots.wait()
             group.enter()
+            let launched = ContinuousClock.now
             manager.retrieveImage(with: source, options: options) { result in
-                results.set(result, for: source.cacheKey)
+                let elapsed = ContinuousClock.now - launched
+                switch result {
+                case .success(let value): onEach(index, .retrieved(value), elapsed)
+                case .failure(let error): onEach(index, .failed(error), elapsed)
+                }
                 slots.signal()
                 group.leave()
             }
         }
         group.wait()
-        return results.value
     }
+}
 
-    /// Results gathered from the manager's threads.
-    private final class ResultBox: Sendable {
-        private let results = Mutex<[String: Result<RetrieveImageResult, KingfisherError>]>([:])
+/// A value filled from the manager's threads and read once they are done.
+final class Locked<Value: Sendable>: Sendable {
+    private let state: Mutex<Value>
 
-        func set(_ result: Result<RetrieveImageResult, KingfisherError>, for key: String) {
-            results.withLock { $0[key] = result }
-        }
+    /// A box holding `value`.
+    init(_ value: Value) { state = Mutex(value) }
 
-        var value: [String: Result<RetrieveImageResult, KingfisherError>] {
-            results.withLock { $0 }
-        }
-    }
+    /// Changes the value under the lock and returns what `body` returns.
+    func update<T: Sendable>(_ body: (inout Value) -> T) -> T { state.withLock { body(&$0) } }
+
+    /// The value now.
+    var value: Value { state.withLock { $0 } }
 }

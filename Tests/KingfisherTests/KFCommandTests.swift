@@ -80,15 +80,26 @@ import Testing
         #expect(bad.status == 1 && bad.stderr.contains("not PNG, JPEG, GIF or WebP"))
         #expect(bad.stderr.split(separator: "\n").count == 1)
 
-        let missing = try Self.run(["info", directory.appendingPathComponent("missing.jpg").path])
-        #expect(missing.status == 1 && missing.stderr.contains("missing.jpg"))
+        let missingPath = directory.appendingPathComponent("missing.jpg").path
+        let missing = try Self.run(["info", missingPath])
+        #expect(missing.status == 1 && missing.stderr == "kf: \(missingPath): cannot read: No such file or directory\n")
 
-        #expect(try Self.run(["convert", garbage.path, directory.appendingPathComponent("x.bmp").path]).status == 2)
-        #expect(try Self.run(["info"]).status == 2)
-        #expect(try Self.run(["frobnicate"]).status == 2)
-        #expect(try Self.run(["convert", garbage.path, "x.png", "--quality", "300"]).status == 2)
+        // Usage errors: one line, exit 2, pointing at the subcommand's help.
+        for arguments in [
+            ["convert", garbage.path, directory.appendingPathComponent("x.bmp").path], ["info"], ["frobnicate"],
+            ["convert", garbage.path, "x.png", "--quality", "300"], ["convert", garbage.path, "x.png", "--bogus"],
+        ] {
+            let usage = try Self.run(arguments)
+            #expect(usage.status == 2 && usage.stderr.split(separator: "\n").count == 1, "\(arguments): \(usage.stderr)")
+            #expect(usage.stderr.hasPrefix("kf: ") && usage.stderr.contains("--help')"), "\(usage.stderr)")
+        }
         let help = try Self.run(["--help"])
-        #expect(help.status == 0 && help.stdout.contains("Exit status"))
+        #expect(help.status == 0 && help.stdout.contains("EXIT STATUS") && help.stderr.isEmpty)
+        for status in ["  0    Success.", "  1    An input failed", "  2    Usage error", "  130  Interrupted"] {
+            #expect(help.stdout.contains(status))
+        }
+        let subcommandHelp = try Self.run(["cache", "clean", "--help"])
+        #expect(subcommandHelp.status == 0 && subcommandHelp.stdout.contains("Exit status: 0 on success"))
     }
 
     @Test func damagedInputsNeverEndInASignal() throws {
@@ -138,12 +149,20 @@ import Testing
 
         let badSpec = try KFCommandTests.run(["process", input.path, out, "--processor", "round(20)|>blur(x)"])
         #expect(badSpec.status == 2 && badSpec.stderr.contains("in 'blur(x)'"))
-        #expect(try KFCommandTests.run(["process", input.path, out, "--processor", "blur(1)", "--serializer", "bmp"]).status == 2)
-        #expect(try KFCommandTests.run(["process", input.path, out]).status == 2)
+        #expect(badSpec.stderr.split(separator: "\n").count == 1)
+        let badSerializer = try KFCommandTests.run(["process", input.path, out, "--processor", "blur(1)", "--serializer", "bmp"])
+        #expect(badSerializer.status == 2 && badSerializer.stderr.split(separator: "\n").count == 1)
+        let noSpec = try KFCommandTests.run(["process", input.path, out])
+        #expect(noSpec.status == 2 && noSpec.stderr.split(separator: "\n").count == 1)
 
         let garbage = directory.appendingPathComponent("garbage.png")
         try Data("nope".utf8).write(to: garbage)
         let bad = try KFCommandTests.run(["process", garbage.path, out, "--processor", "blur(1)"])
         #expect(bad.status == 1 && bad.stderr.contains("not PNG, JPEG, GIF or WebP"))
+        #expect(bad.stderr.hasPrefix("kf: \(garbage.path): ") && bad.stderr.split(separator: "\n").count == 1)
+
+        let unwritable = try KFCommandTests.run(["process", input.path, directory.path + "/no/such/folder/out.png", "--processor", "blur(1)"])
+        #expect(unwritable.status == 1 && unwritable.stderr.split(separator: "\n").count == 1)
+        #expect(unwritable.stderr.contains("/no/such/folder/out.png: cannot write: "))
     }
 }

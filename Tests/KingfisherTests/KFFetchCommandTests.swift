@@ -91,6 +91,7 @@ import Testing
             #expect(miss.status == 1)
             let missLine = try #require(try Self.lines(miss).first)
             #expect((missLine["error"] as? String)?.contains(cold) == true)
+            #expect(miss.stderr.split(separator: "\n").count == 1 && miss.stderr.hasPrefix("kf: \(cold): the image for key"))
             #expect(server.requestCount(for: "/cold.png") == 0)
 
             let notFound = try await Self.kf(["fetch", cold, gone, "--json", "--cache-dir", cacheDir])
@@ -99,8 +100,16 @@ import Testing
             #expect(lines.count == 2 && lines[0]["error"] == nil && lines[0]["cacheType"] as? String == "none")
             let error = try #require(lines[1]["error"] as? String)
             #expect(error.contains(gone) && error.contains("404"))
-            #expect(try await Self.kf(["fetch", "--json"]).status == 2)
-            #expect(try await Self.kf(["fetch", cold, gone, "-o", "\(cacheDir)/one-file.png"]).status == 2)
+            // Off a terminal: a progress line per tenth, one line per failed input, the count.
+            #expect(notFound.stderr.split(separator: "\n") == [
+                "fetch: 1/2 done, 0 failed", "fetch: 2/2 done, 1 failed", "kf: \(error)", "kf: 1 of 2 inputs failed",
+            ] || notFound.stderr.split(separator: "\n") == [
+                "fetch: 1/2 done, 1 failed", "fetch: 2/2 done, 1 failed", "kf: \(error)", "kf: 1 of 2 inputs failed",
+            ])
+            for arguments in [["fetch", "--json"], ["fetch", cold, gone, "-o", "\(cacheDir)/one-file.png"]] {
+                let usage = try await Self.kf(arguments)
+                #expect(usage.status == 2 && usage.stderr.split(separator: "\n").count == 1)
+            }
         }
     }
 
@@ -139,7 +148,11 @@ import Testing
             let arguments = ["--file", list.path, "--processor", "downsample(8x8)", "--concurrency", "3", "--json", "--cache-dir", cacheDir]
 
             let withFailure = try await Self.kf(["prefetch", server.url("/missing.png").absoluteString] + arguments)
-            #expect(withFailure.status == 1 && withFailure.stderr.contains("/missing.png"))
+            let missing = server.url("/missing.png").absoluteString
+            #expect(withFailure.status == 1)
+            #expect(withFailure.stderr.split(separator: "\n").filter { $0.hasPrefix("kf: ") } == [
+                "kf: \(missing): the server answered \(missing) with the invalid status 404", "kf: 1 of 7 inputs failed",
+            ])
             let summary = try #require(try Self.lines(withFailure).last)
             #expect(summary["completed"] as? Int == 6 && summary["skipped"] as? Int == 0 && summary["failed"] as? Int == 1)
             #expect((0..<6).allSatisfy { server.requestCount(for: "/p\($0).png") == 1 })
