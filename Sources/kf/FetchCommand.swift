@@ -106,7 +106,7 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
                 if let failure {
                     failures += 1
                     printError("kf: \(input): " + ErrorText.reason(of: failure, verbose: outputOptions.verbose))
-                } else if case let (.retrieved(value), elapsed)? = results[position] {
+                } else if case let (.success(value), elapsed)? = results[position] {
                     outputOptions.note("\(input): \(Retrieval.origin(of: source, cacheType: value.cacheType)), \(milliseconds(elapsed))")
                 }
             }
@@ -133,7 +133,7 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
         /// Records one outcome; returns how many are done and how many of them failed.
         mutating func record(_ outcome: Retrieval.Outcome, elapsed: Duration, at index: Int) -> (Int, Int) {
             results[index] = (outcome, elapsed)
-            if case .failed = outcome { failed += 1 }
+            if case .failure = outcome { failed += 1 }
             return (results.count, failed)
         }
     }
@@ -146,7 +146,7 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
         var line = Line(url: source.url?.absoluteString ?? input)
         let failure: any Error
         switch outcome?.0 {
-        case .retrieved(let value)?:
+        case .success(let value)?:
             line.cacheType = Retrieval.name(of: value.cacheType)
             line.width = value.image.pixelWidth
             line.height = value.image.pixelHeight
@@ -160,9 +160,9 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
             } catch {
                 failure = error
             }
-        case .failed(let error)?:
+        case .failure(let error)?:
             failure = error
-        case .alreadyCached?, nil:
+        case nil:
             failure = Reason(description: "not retrieved")
         }
         line.error = oneLine("\(input): \(describe(failure))")

@@ -50,9 +50,6 @@ struct PrefetchCommand: ParsableCommand, HasOutputOptions {
         var skipped = 0
         /// Not cached: the retrieval failed.
         var failed = 0
-
-        /// How many sources have ended, whichever way.
-        var done: Int { completed + skipped + failed }
     }
 
     /// How one source ended, without its image.
@@ -93,33 +90,33 @@ struct PrefetchCommand: ParsableCommand, HasOutputOptions {
         let bar = outputOptions.showsProgress ? ProgressReporter(label: "prefetch", total: sources.count) : nil
         let tally = Locked(Tally())
         let keepAll = outputOptions.verbose
+        let indexByKey = Dictionary(sources.enumerated().map { ($1.cacheKey, $0) }, uniquingKeysWith: { first, _ in first })
+        let done = DispatchSemaphore(value: 0)
         let start = ContinuousClock.now
-        Retrieval.retrieveAll(
-            sources, manager: manager, options: [.processor(chain), .waitForCache, .callbackQueue(.untouch)],
-            concurrency: concurrency, skipCached: chain.identifier
-        ) { index, outcome, elapsed in
-            let record: Record
+        // The prefetcher reports on its own serial queue, in order: each source's end, then the
+        // progress that counts it, and the completion last.
+        let prefetcher = ImagePrefetcher(
+            sources: sources, options: [.processor(chain)], manager: manager,
+            progressBlock: { skipped, failed, completed in
+                bar?.update(done: skipped.count + failed.count + completed.count, failed: failed.count)
+            },
+            completionHandler: { skipped, failed, completed in
+                tally.update { $0.summary = Summary(completed: completed.count, skipped: skipped.count, failed: failed.count) }
+                done.signal()
+            })
+        prefetcher.sourceFinishedBlock = { source, outcome, duration in
+            guard let index = indexByKey[source.cacheKey] else { return }
+            // Images are not kept, and successes only for --verbose: a long prefetch stays small.
             switch outcome {
-            case .retrieved(let value): record = .cached(value.cacheType, elapsed)
-            case .alreadyCached(let cacheType): record = .cached(cacheType, elapsed)
-            case .failed(let error): record = .failed(error)
-            }
-            // Drawn under the lock, so no count is overtaken by a smaller one.
-            tally.update { tally in
-                switch record {
-                case .cached(let cacheType, _) where cacheType.cached: tally.summary.skipped += 1
-                case .cached: tally.summary.completed += 1
-                case .failed: tally.summary.failed += 1
-                }
-                // Images are not kept, and successes only for --verbose: a long prefetch stays small.
-                if keepAll {
-                    tally.records[index] = record
-                } else if case .failed = record {
-                    tally.records[index] = record
-                }
-                bar?.update(done: tally.summary.done, failed: tally.summary.failed)
+            case .failed(let error): tally.update { $0.records[index] = .failed(error) }
+            case .skipped(let cacheType) where keepAll: tally.update { $0.records[index] = .cached(cacheType, duration) }
+            case .completed where keepAll: tally.update { $0.records[index] = .cached(.none, duration) }
+            case .skipped, .completed: break
             }
         }
+        prefetcher.maxConcurrentDownloads = concurrency
+        prefetcher.start()
+        done.wait()
         bar?.finish()
         let elapsed = ContinuousClock.now - start
         let (summary, records) = (tally.value.summary, tally.value.records)

@@ -57,47 +57,25 @@ enum Retrieval {
         return "none (file)"
     }
 
-    /// How one source ended.
-    enum Outcome: Sendable {
-        /// The manager retrieved it (from memory, disk, the network or the file).
-        case retrieved(RetrieveImageResult)
-        /// The cache already holds it, as the check before retrieving found; nothing was loaded.
-        case alreadyCached(CacheType)
-        /// The retrieval failed.
-        case failed(KingfisherError)
-    }
+    /// How one source ended: retrieved (from memory, disk, the network or the file) or failed.
+    typealias Outcome = Result<RetrieveImageResult, KingfisherError>
 
     /// Retrieves every source, at most `concurrency` at once, and waits for all of them.
     ///
-    /// With `skipCached`, a source the cache already holds under the processor identifier is not
-    /// retrieved but reported as ``Outcome/alreadyCached(_:)``, as `ImagePrefetcher` skips it.
     /// `onEach` runs once per source, on the manager's threads (`.untouch`), with its index in
     /// `sources` and the time from its start to its end; blocking this thread is safe.
     static func retrieveAll(
         _ sources: [Source], manager: KingfisherManager, options: KingfisherOptionsInfo, concurrency: Int,
-        skipCached processorIdentifier: String? = nil,
         onEach: @escaping @Sendable (_ index: Int, _ outcome: Outcome, _ elapsed: Duration) -> Void
     ) {
         let slots = DispatchSemaphore(value: max(1, concurrency))
         let group = DispatchGroup()
         for (index, source) in sources.enumerated() {
-            let start = ContinuousClock.now
-            if let processorIdentifier {
-                let cached = manager.cache.imageCachedType(forKey: source.cacheKey, processorIdentifier: processorIdentifier)
-                if cached.cached {
-                    onEach(index, .alreadyCached(cached), ContinuousClock.now - start)
-                    continue
-                }
-            }
             slots.wait()
             group.enter()
             let launched = ContinuousClock.now
             manager.retrieveImage(with: source, options: options) { result in
-                let elapsed = ContinuousClock.now - launched
-                switch result {
-                case .success(let value): onEach(index, .retrieved(value), elapsed)
-                case .failure(let error): onEach(index, .failed(error), elapsed)
-                }
+                onEach(index, result, ContinuousClock.now - launched)
                 slots.signal()
                 group.leave()
             }

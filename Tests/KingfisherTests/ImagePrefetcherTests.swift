@@ -70,6 +70,54 @@ import Testing
         }
     }
 
+    @Test func reportsEachSourcesEndWithItsReasonBeforeTheProgressThatCountsIt() async throws {
+        try await DownloaderKit.run { server, downloader in
+            let (cache, folder) = try Self.temporaryCache()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let manager = KingfisherManager(downloader: downloader, cache: cache)
+            server.route("/new", .ok(DownloaderKit.png))
+            server.route("/disk", .ok(DownloaderKit.png))
+            server.route("/missing", .status(404))
+            let image = try KFCrossPlatformImage(data: DownloaderKit.png)
+            try await cache.store(image, original: DownloaderKit.png, forKey: server.url("/disk").cacheKey)
+            cache.clearMemoryCache()
+            try await cache.store(image, forKey: server.url("/mem").cacheKey, options: KingfisherParsedOptionsInfo(nil), toDisk: false)
+
+            let names = ["mem", "disk", "new", "missing"]
+            let urls = names.map { server.url("/\($0)") }
+            // Each end is logged with the number of sources the progress had counted when it came,
+            // which must be the number of ends before it: end, its progress, the next end, ...
+            let log = Mutex<(ends: [String: (PrefetchOutcome, Int)], counted: Int, calls: Int)>(([:], 0, 0))
+            _ = await Self.prefetch({ progress, completion in
+                ImagePrefetcher(sources: urls.map { .network($0) }, manager: manager, progressBlock: { skipped, failed, completed in
+                    log.withLock { $0.counted = skipped.count + failed.count + completed.count }
+                    progress(skipped, failed, completed)
+                }, completionHandler: completion)
+            }, configure: { prefetcher in
+                prefetcher.sourceFinishedBlock = { source, outcome, duration in
+                    #expect(duration >= .zero)
+                    log.withLock { $0.ends[source.cacheKey] = (outcome, $0.counted - $0.calls); $0.calls += 1 }
+                }
+            })
+            let ends = log.withLock { $0 }
+            #expect(ends.calls == 4 && ends.ends.count == 4)
+            #expect(ends.ends.values.allSatisfy { $0.1 == 0 })
+            guard case .skipped(.memory)? = ends.ends[urls[0].cacheKey]?.0 else {
+                Issue.record("mem: \(String(describing: ends.ends[urls[0].cacheKey]))"); return
+            }
+            guard case .skipped(.disk)? = ends.ends[urls[1].cacheKey]?.0 else {
+                Issue.record("disk: \(String(describing: ends.ends[urls[1].cacheKey]))"); return
+            }
+            guard case .completed? = ends.ends[urls[2].cacheKey]?.0 else {
+                Issue.record("new: \(String(describing: ends.ends[urls[2].cacheKey]))"); return
+            }
+            guard case .failed(let error)? = ends.ends[urls[3].cacheKey]?.0,
+                  case .responseError(.invalidHTTPStatusCode) = error else {
+                Issue.record("missing: \(String(describing: ends.ends[urls[3].cacheKey]))"); return
+            }
+        }
+    }
+
     @Test func aSecondRunSkipsEverythingAndForceRefreshSkipsNothing() async throws {
         try await DownloaderKit.run { server, downloader in
             let (cache, folder) = try Self.temporaryCache()

@@ -1,9 +1,6 @@
 import Foundation
 
 extension ImagePrefetcher {
-    /// How one source ended.
-    enum Outcome { case skipped, failed, completed }
-
     /// Takes sources while there are free slots. Only one thread runs the loop at a time; a
     /// caller finding it running leaves, since the loop re-reads the slots under the lock.
     func launchMore() {
@@ -23,6 +20,7 @@ extension ImagePrefetcher {
                 let index = state.nextIndex
                 state.nextIndex += 1
                 state.active.insert(index)
+                state.startTimes[index] = .now
                 return index
             }
             guard let next else { return }
@@ -40,19 +38,19 @@ extension ImagePrefetcher {
             forcedExtension: parsedOptions.forcedExtension)
         switch cachedType {
         case .memory:
-            finish(index, .skipped)
+            finish(index, .skipped(.memory))
         case .disk where state.withLock({ $0.alsoPrefetchToMemory }):
             var options = parsedOptions
             options.callbackQueue = .untouch
             cache.retrieveImage(forKey: source.cacheKey, options: options) { result in
                 if case .success(let found) = result, found.image != nil {
-                    self.finish(index, .skipped)
+                    self.finish(index, .skipped(.disk))
                 } else {
                     self.retrieve(index)
                 }
             }
         case .disk:
-            finish(index, .skipped)
+            finish(index, .skipped(.disk))
         case .none:
             retrieve(index)
         }
@@ -65,8 +63,8 @@ extension ImagePrefetcher {
             downloadTaskUpdated: { [weak self] task in self?.track(task, for: index) },
             completionHandler: { result in
                 switch result {
-                case .success(let value): self.finish(index, value.cacheType.cached ? .skipped : .completed)
-                case .failure: self.finish(index, .failed)
+                case .success(let value): self.finish(index, value.cacheType.cached ? .skipped(value.cacheType) : .completed)
+                case .failure(let error): self.finish(index, .failed(error))
                 }
             })
         track(task, for: index)
@@ -87,10 +85,13 @@ extension ImagePrefetcher {
     }
 
     /// Records how the source at `index` ended, reports, and starts the next one.
-    func finish(_ index: Int, _ outcome: Outcome) {
-        let lists = state.withLock { state -> (skipped: [Int], failed: [Int], completed: [Int], isFinal: Bool)? in
+    func finish(_ index: Int, _ outcome: PrefetchOutcome) {
+        typealias Lists = (skipped: [Int], failed: [Int], completed: [Int], isFinal: Bool, finished: Finished?)
+        let lists = state.withLock { state -> Lists? in
             guard state.active.remove(index) != nil else { return nil }
             state.tasks[index] = nil
+            let started = state.startTimes.removeValue(forKey: index) ?? .now
+            let finished = state.sourceFinished.map { Finished(block: $0, outcome: outcome, duration: .now - started) }
             switch outcome {
             case .skipped: state.skipped.append(index)
             case .failed: state.failed.append(index)
@@ -98,18 +99,28 @@ extension ImagePrefetcher {
             }
             let isFinal = state.active.isEmpty && state.nextIndex == items.count
             if isFinal { state.phase = .finished }
-            return (state.skipped, state.failed, state.completed, isFinal)
+            return (state.skipped, state.failed, state.completed, isFinal, finished)
         }
         guard let lists else { return }
-        report(skipped: lists.skipped, failed: lists.failed, completed: lists.completed, isFinal: lists.isFinal)
+        report(skipped: lists.skipped, failed: lists.failed, completed: lists.completed, isFinal: lists.isFinal,
+               finished: lists.finished.map { (index, $0) })
         if !lists.isFinal { launchMore() }
     }
 
-    /// Delivers one progress report, and the completion when `isFinal`, in order.
-    func report(skipped: [Int], failed: [Int], completed: [Int], isFinal: Bool) {
+    /// The report of one source's end, for ``ImagePrefetcher/sourceFinishedBlock``.
+    struct Finished: Sendable {
+        let block: PrefetcherSourceFinishedBlock
+        let outcome: PrefetchOutcome
+        let duration: Duration
+    }
+
+    /// Delivers the end of one source (when `finished` is given), one progress report, and the
+    /// completion when `isFinal`, in order.
+    func report(skipped: [Int], failed: [Int], completed: [Int], isFinal: Bool, finished: (Int, Finished)?) {
         let callbackQueue = parsedOptions.callbackQueue
         reportQueue.async {
             let work: @Sendable () -> Void = {
+                if let (index, end) = finished { end.block(self.items[index].source, end.outcome, end.duration) }
                 let sources = { (indexes: [Int]) in indexes.map { self.items[$0].source } }
                 let resources = { (indexes: [Int]) in indexes.compactMap { self.items[$0].resource } }
                 self.sourceProgress?(sources(skipped), sources(failed), sources(completed))

@@ -23,6 +23,24 @@ public typealias PrefetcherSourceCompletionHandler = @Sendable (
     _ skippedSources: [Source], _ failedSources: [Source], _ completedSources: [Source]
 ) -> Void
 
+/// How one source of a prefetch ended, as ``ImagePrefetcher/sourceFinishedBlock`` reports it.
+///
+/// Not in Kingfisher, whose prefetcher lists the failed sources but not why they failed.
+public enum PrefetchOutcome: Sendable {
+    /// The target cache already held it (`.memory` or `.disk`); nothing was loaded.
+    case skipped(CacheType)
+    /// Retrieved now and stored.
+    case completed
+    /// The retrieval failed with this error.
+    case failed(KingfisherError)
+}
+
+/// Called once for each source as it ends: the source, how it ended, and the time from when the
+/// prefetcher took it up to its end.
+public typealias PrefetcherSourceFinishedBlock = @Sendable (
+    _ source: Source, _ outcome: PrefetchOutcome, _ duration: Duration
+) -> Void
+
 /// Fills the cache ahead of time with images that will be needed soon.
 ///
 /// Each source is looked up in the target cache (the `.targetCache` option, else the manager's
@@ -60,6 +78,8 @@ public final class ImagePrefetcher: Sendable {
         var skipped: [Int] = []
         var failed: [Int] = []
         var completed: [Int] = []
+        var startTimes: [Int: ContinuousClock.Instant] = [:]
+        var sourceFinished: PrefetcherSourceFinishedBlock?
     }
 
     /// How many sources are retrieved at once; at least 1. Default 5.
@@ -80,6 +100,16 @@ public final class ImagePrefetcher: Sendable {
     public var alsoPrefetchToMemory: Bool {
         get { state.withLock { $0.alsoPrefetchToMemory } }
         set { state.withLock { $0.alsoPrefetchToMemory = newValue } }
+    }
+
+    /// Called once for each source that is skipped, completed or fails, before the progress
+    /// report that counts it, on the same queue. Set it before ``start()``.
+    ///
+    /// Sources that ``stop()`` counts as failed are not reported here. Not in Kingfisher: it gives
+    /// each failure its error, for callers that must say why a prefetch failed.
+    public var sourceFinishedBlock: PrefetcherSourceFinishedBlock? {
+        get { state.withLock { $0.sourceFinished } }
+        set { state.withLock { $0.sourceFinished = newValue } }
     }
 
     let items: [Item]
@@ -169,7 +199,7 @@ public final class ImagePrefetcher: Sendable {
             return true
         }
         if empty {
-            report(skipped: [], failed: [], completed: [], isFinal: true)
+            report(skipped: [], failed: [], completed: [], isFinal: true, finished: nil)
         } else {
             launchMore()
         }
@@ -189,10 +219,12 @@ public final class ImagePrefetcher: Sendable {
             state.active = []
             let tasks = Array(state.tasks.values)
             state.tasks = [:]
+            state.startTimes = [:]
             return (tasks, (state.skipped, state.failed, state.completed))
         }
         guard let outcome else { return }
         outcome.tasks.forEach { $0.cancel() }
-        report(skipped: outcome.lists.0, failed: outcome.lists.1, completed: outcome.lists.2, isFinal: true)
+        report(skipped: outcome.lists.0, failed: outcome.lists.1, completed: outcome.lists.2, isFinal: true,
+               finished: nil)
     }
 }
