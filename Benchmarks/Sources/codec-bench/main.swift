@@ -66,7 +66,7 @@ do {
             item = .image(try KFCrossPlatformImage(data: data))
         }
         var size = (0, 0)
-        let times = try measure(runs: runs) {
+        let times = measure(runs: runs) {
             guard let image = processor.process(item: item, options: options) else { fail("processing failed") }
             size = (image.pixelWidth, image.pixelHeight)
         }
