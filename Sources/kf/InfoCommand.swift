@@ -10,10 +10,11 @@ struct InfoCommand: ParsableCommand, HasOutputOptions {
         abstract: "Show an image's format, upright pixel size, frames, loop count, EXIF orientation and cache state.",
         discussion: """
         Reads only the header unless --verify is given, which decodes every frame too. For an \
-        http(s) URL the cache state (none or disk) is that of the URL's unprocessed image; the \
-        bytes come from the disk cache when it has them, otherwise they are downloaded without \
-        being cached. For a file the cache state is reported when --cache-dir is given. The \
-        report goes to standard output, also with --quiet.
+        http(s) URL the cache state (none or disk) is that of the URL's image as processed by \
+        --processor (the unprocessed image without it); the bytes come from that cache entry when \
+        it exists, otherwise the original is downloaded without being cached. For a file the \
+        cache state is reported when --cache-dir is given. The report goes to standard output, \
+        also with --quiet.
 
         Exit status: 0 when the image was read, 1 when it could not be read, downloaded or \
         decoded, 2 on a usage error.
@@ -24,6 +25,9 @@ struct InfoCommand: ParsableCommand, HasOutputOptions {
     var file: String
 
     @OptionGroup var location: CacheLocationOptions
+
+    @Option(help: ArgumentHelp("Look up the cache entry of this processor chain, as 'kf fetch --processor' stored it.", valueName: "SPEC"))
+    var processor: String?
 
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
@@ -51,12 +55,13 @@ struct InfoCommand: ParsableCommand, HasOutputOptions {
         let start = ContinuousClock.now
         let data: Data
         let origin: String
+        let identifier = try Retrieval.processor(processor).identifier
         if let url = Retrieval.remoteURL(file) {
             let cache = try location.openCache(output: outputOptions)
-            let state = cache.imageCachedType(forKey: url.cacheKey)
+            let state = cache.imageCachedType(forKey: url.cacheKey, processorIdentifier: identifier)
             cacheState = state
             if state == .disk {
-                data = try readInput(cache.cachePath(forKey: url.cacheKey))
+                data = try readInput(cache.cachePath(forKey: url.cacheKey, processorIdentifier: identifier))
                 origin = "the disk cache"
             } else {
                 data = try about(file) { try Self.download(url) }
@@ -69,7 +74,7 @@ struct InfoCommand: ParsableCommand, HasOutputOptions {
         outputOptions.note("\(file): \(data.count) bytes read from \(origin) in \(milliseconds(ContinuousClock.now - start))")
         if Retrieval.remoteURL(file) == nil, location.cacheDirectory != nil {
             cacheState = try location.openCache(output: outputOptions)
-                .imageCachedType(forKey: URL(fileURLWithPath: file).cacheKey)
+                .imageCachedType(forKey: URL(fileURLWithPath: file).cacheKey, processorIdentifier: identifier)
         }
         let header = try about(file) { try ImageHeader(data: data) }
         var report = Report(

@@ -82,6 +82,34 @@ import Testing
         }
     }
 
+    @Test func infoWithAProcessorFindsTheProcessedEntryAndReadsItsBytes() async throws {
+        try await Self.withServer { server, cacheDir in
+            server.route("/c.png", .ok(DownloaderKit.png))
+            let c = server.url("/c.png").absoluteString
+            let fetched = try await Self.kf(["fetch", c, "--processor", "downsample(8x8)", "--cache-dir", cacheDir])
+            #expect(fetched.status == 0, "\(fetched.stderr)")
+            #expect(server.requestCount(for: "/c.png") == 1)
+
+            // The processed entry is on disk: its bytes are described, with no request.
+            let processed = try await Self.kf(["info", c, "--processor", "downsample(8x8)", "--json", "--cache-dir", cacheDir])
+            #expect(processed.status == 0, "\(processed.stderr)")
+            let report = try #require(try Self.lines(processed).first)
+            #expect(report["cache"] as? String == "disk")
+            #expect(report["width"] as? Int == 8 && report["height"] as? Int == 6)
+            #expect(server.requestCount(for: "/c.png") == 1)
+
+            // Without the processor the unprocessed entry is looked up: absent, so the original is downloaded.
+            let plain = try await Self.kf(["info", c, "--json", "--cache-dir", cacheDir])
+            #expect(plain.status == 0, "\(plain.stderr)")
+            let original = try #require(try Self.lines(plain).first)
+            #expect(original["cache"] as? String == "none" && original["width"] as? Int == 16)
+            #expect(server.requestCount(for: "/c.png") == 2)
+
+            let bad = try await Self.kf(["info", c, "--processor", "nonsense(", "--cache-dir", cacheDir])
+            #expect(bad.status == 2 && bad.stderr.split(separator: "\n").count == 1, "\(bad.stderr)")
+        }
+    }
+
     @Test func onlyFromCacheMissFailsWithoutARequestAndA404NamesTheStatus() async throws {
         try await Self.withServer { server, cacheDir in
             server.route("/cold.png", .ok(DownloaderKit.png))
