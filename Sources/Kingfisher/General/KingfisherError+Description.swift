@@ -45,6 +45,8 @@ extension KingfisherError.RequestErrorReason {
             return "The download was cancelled."
         case .asyncTaskContextCancelled:
             return "The task was cancelled before the work started."
+        case .dataProviderCancelled(let provider):
+            return "Reading the data provider for \(provider.contentURL?.absoluteString ?? provider.cacheKey) was cancelled."
         }
     }
 }
@@ -134,6 +136,8 @@ extension KingfisherError.ImageSettingErrorReason {
         switch self {
         case .emptySource:
             return "There is no image source to set."
+        case let .notCurrentSourceTask(_, _, source):
+            return "The image of \(source) was not set: the target had moved on to another source."
         case let .dataProviderError(provider, error):
             let source = provider.contentURL?.absoluteString ?? provider.cacheKey
             return "The data provider for \(source) failed: \(error)."

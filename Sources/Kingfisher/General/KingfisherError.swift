@@ -36,6 +36,8 @@ public enum KingfisherError: Error, Sendable {
         case taskCancelled(task: SessionDataTask?, token: SessionDataTask.CancelToken?)
         /// 1005: the Swift task was cancelled before the work started.
         case asyncTaskContextCancelled
+        /// 1006: the caller cancelled while an ``ImageDataProvider`` was supplying its bytes.
+        case dataProviderCancelled(provider: any ImageDataProvider)
     }
 
     /// Reasons of `.responseError`.
@@ -108,6 +110,11 @@ public enum KingfisherError: Error, Sendable {
     public enum ImageSettingErrorReason: Sendable {
         /// 5001: the source to set is `nil`.
         case emptySource
+        /// 5002: the image target moved on to another source before this one finished.
+        ///
+        /// The target was not touched. `result` holds what the superseded request produced when it
+        /// succeeded, `error` why it failed otherwise; `source` is the superseded source.
+        case notCurrentSourceTask(result: RetrieveImageResult?, error: (any Error)?, source: Source)
         /// 5003: an ``ImageDataProvider`` failed to supply its bytes.
         case dataProviderError(provider: any ImageDataProvider, error: any Error)
         /// 5004: the source and every `alternativeSources` entry failed; each failure in the
@@ -157,7 +164,8 @@ extension KingfisherError {
     /// and `.requestError(.asyncTaskContextCancelled)`.
     public var isTaskCancelled: Bool {
         switch self {
-        case .requestError(reason: .taskCancelled), .requestError(reason: .asyncTaskContextCancelled):
+        case .requestError(reason: .taskCancelled), .requestError(reason: .asyncTaskContextCancelled),
+             .requestError(reason: .dataProviderCancelled):
             return true
         default:
             return false
@@ -167,6 +175,21 @@ extension KingfisherError {
     /// True for `.responseError(.invalidHTTPStatusCode)`.
     public var isInvalidResponseStatusCode: Bool {
         if case .responseError(reason: .invalidHTTPStatusCode) = self { return true }
+        return false
+    }
+
+    /// True for `.responseError(.invalidHTTPStatusCode)` carrying the status `code`.
+    public func isInvalidResponseStatusCode(_ code: Int) -> Bool {
+        if case .responseError(reason: .invalidHTTPStatusCode(let response)) = self {
+            return response.statusCode == code
+        }
+        return false
+    }
+
+    /// True for `.imageSettingError(.notCurrentSourceTask)`: the target had moved on to another
+    /// source, so this result or error was not applied to it.
+    public var isNotCurrentTask: Bool {
+        if case .imageSettingError(reason: .notCurrentSourceTask) = self { return true }
         return false
     }
 
@@ -189,6 +212,7 @@ extension KingfisherError.RequestErrorReason {
         case .invalidURL: return 1002
         case .taskCancelled: return 1003
         case .asyncTaskContextCancelled: return 1005
+        case .dataProviderCancelled: return 1006
         }
     }
 }
@@ -243,6 +267,7 @@ extension KingfisherError.ImageSettingErrorReason {
     var errorCode: Int {
         switch self {
         case .emptySource: return 5001
+        case .notCurrentSourceTask: return 5002
         case .dataProviderError: return 5003
         case .alternativeSourcesExhausted: return 5004
         }

@@ -24,6 +24,11 @@ extension ImageDataProvider {
     /// No content URL.
     public var contentURL: URL? { nil }
 
+    /// This provider as a ``Source`` (`.provider(self)`).
+    public func convertToSource() -> Source {
+        .provider(self)
+    }
+
     /// Runs the async ``data()`` in a task and reports its outcome.
     public func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void) {
         Task {

@@ -48,3 +48,32 @@ extension Source: CustomStringConvertible {
         }
     }
 }
+
+extension Source: Hashable {
+    /// Two sources are equal when they are the same case with the same cache key and the same URL
+    /// (the download URL of a resource, the content URL of a provider).
+    public static func == (lhs: Source, rhs: Source) -> Bool {
+        switch (lhs, rhs) {
+        case let (.network(left), .network(right)):
+            return left.cacheKey == right.cacheKey && left.downloadURL == right.downloadURL
+        case let (.provider(left), .provider(right)):
+            return left.cacheKey == right.cacheKey && left.contentURL == right.contentURL
+        default:
+            return false
+        }
+    }
+
+    /// Hashes the case, the cache key and the URL, as ``==(_:_:)`` compares them.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .network(let resource):
+            hasher.combine(0)
+            hasher.combine(resource.cacheKey)
+            hasher.combine(resource.downloadURL)
+        case .provider(let provider):
+            hasher.combine(1)
+            hasher.combine(provider.cacheKey)
+            hasher.combine(provider.contentURL)
+        }
+    }
+}
