@@ -73,8 +73,14 @@ struct DiskFixture {
 
         storage.config.pathExtension = nil
         storage.config.autoExtAfterHashedFileName = true
-        #expect(storage.cacheFileName(forKey: key) == "\(hash).webp")
+        // The extension follows the key's last dot; none when a query or a folder follows it.
+        #expect(storage.cacheFileName(forKey: key) == hash)
+        let plain = "https://example.com/path/photo.webp"
+        #expect(storage.cacheFileName(forKey: plain) == "\(plain.kf.sha256).webp")
+        #expect(storage.cacheFileName(forKey: "avatar@2x.png") == "\("avatar@2x.png".kf.sha256).png")
+        #expect(storage.cacheFileName(forKey: "https://example.com/path") == "https://example.com/path".kf.sha256)
         #expect(storage.cacheFileName(forKey: "no-extension") == "no-extension".kf.sha256)
+        #expect(storage.cacheFileName(forKey: "trailing.") == "trailing.".kf.sha256)
 
         config.usesHashedFileName = false
         storage.config = config
@@ -248,10 +254,23 @@ struct DiskFixture {
         let thrown = #expect(throws: KingfisherError.self) { try DiskStorage.Backend<Data>(config: config) }
         #expect(thrown?.errorCode == 3005)
         let lenient = DiskStorage.Backend<Data>(noThrowConfig: config, creatingDirectory: true)
-        #expect(try lenient.value(forKey: "a") == nil)
+        #expect(!lenient.isReady)
+        // A read tells the caller the storage is broken rather than answering a miss.
+        let readError = #expect(throws: KingfisherError.self) { try lenient.value(forKey: "a") }
+        guard case .cacheError(reason: .diskStorageIsNotReady(let url))? = readError else {
+            Issue.record("expected diskStorageIsNotReady, got \(String(describing: readError))")
+            return
+        }
+        #expect(url == lenient.directoryURL)
         #expect(!lenient.isCached(forKey: "a"))
         let storeError = #expect(throws: KingfisherError.self) { try lenient.store(value: Data([1]), forKey: "a") }
         #expect(storeError?.errorCode == 3005)
+
+        // Once the folder can be made, a store makes it and the storage is ready again.
+        try FileManager.default.removeItem(at: file)
+        try lenient.store(value: Data([7]), forKey: "a")
+        #expect(lenient.isReady)
+        #expect(try lenient.value(forKey: "a") == Data([7]))
     }
 
     @Test func aLenientStorageCreatesItsFolderOnTheFirstStore() throws {

@@ -62,7 +62,7 @@ import Testing
             await gate.waitUntilWaiting(count: 1)
             gate.open()
             #expect(await results.wait(for: 5).allSatisfy { (try? $0.get()) != nil })
-            #expect(delegate.events.values == ["will /d.png", "response /d.png", "finish /d.png ok 200", "data /d.png", "image /d.png"])
+            #expect(delegate.events.values == ["will /d.png", "response /d.png", "data /d.png", "finish /d.png ok 200", "image /d.png"])
         }
     }
 
@@ -136,6 +136,33 @@ import Testing
             await #expect { try await downloader.downloadImage(with: server.url("/garbage")) } throws: {
                 ($0 as? KingfisherError)?.errorCode == 2004
             }
+            // The finish report comes after the data decision, once, with the refusal's error.
+            #expect(await rejecting.finished.wait(for: 1) == ["error 2004"])
+            #expect(rejecting.events.values == ["will /garbage", "response /garbage", "data /garbage", "finish /garbage error 2004"])
+        }
+    }
+
+    /// A delegate that implements only the URL form of the data hook.
+    final class URLFormDelegate: ImageDownloaderDelegate {
+        let urls = Recorder<String>()
+        func imageDownloader(_ downloader: ImageDownloader, didDownload data: Data, for url: URL) -> Data? {
+            urls.record(url.path)
+            return data.count > 10 ? data : nil
+        }
+    }
+
+    @Test func theURLFormOfTheDataHookDecidesWhenTheTaskFormIsNotImplemented() async throws {
+        try await DownloaderKit.run { server, downloader in
+            let delegate = URLFormDelegate()
+            downloader.delegate = delegate
+            server.route("/big.png", .ok(DownloaderKit.png))
+            server.route("/tiny", .ok(Data("tiny".utf8)))
+            let result = try await downloader.downloadImage(with: server.url("/big.png"))
+            #expect(result.image.pixelWidth == 16)
+            await #expect { try await downloader.downloadImage(with: server.url("/tiny")) } throws: {
+                ($0 as? KingfisherError)?.errorCode == 2004
+            }
+            #expect(delegate.urls.values == ["/big.png", "/tiny"])
         }
     }
 

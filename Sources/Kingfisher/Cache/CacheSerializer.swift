@@ -23,8 +23,10 @@ extension CacheSerializer {
 /// Kingfisher's default serializer: the image is encoded in the format of its original data.
 ///
 /// PNG, JPEG (at `compressionQuality`), GIF and WebP originals keep their format; with no original or
-/// an unknown one, PNG is written. With `preferCacheOriginalData`, the original bytes are stored
-/// untouched whenever there are some (so a processed image is rebuilt from them on read).
+/// an unknown one, PNG is written. An animated image never becomes a still: unless its format can
+/// hold an animation (GIF, WebP), it is written as an animated GIF. With `preferCacheOriginalData`,
+/// the original bytes are stored untouched whenever there are some (so a processed image is rebuilt
+/// from them on read).
 public struct DefaultCacheSerializer: CacheSerializer {
     /// The shared instance: quality 1, original data not preferred.
     public static let `default` = DefaultCacheSerializer()
@@ -41,13 +43,23 @@ public struct DefaultCacheSerializer: CacheSerializer {
     public var originalDataUsed: Bool { preferCacheOriginalData }
 
     /// The original bytes when preferred and present, else the image encoded in the original's format
-    /// (PNG when the format is unknown).
+    /// (PNG when the format is unknown, GIF for an animation whose format holds only stills).
     public func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
         if preferCacheOriginalData, let original {
             return original
         }
+        return image.kf.data(format: Self.format(for: image, original: original), compressionQuality: compressionQuality)
+    }
+
+    /// The format the image is written in: the original's, except that an animation whose format
+    /// cannot animate (none, unknown, PNG, JPEG) is written as GIF so no frame is lost.
+    static func format(for image: KFCrossPlatformImage, original: Data?) -> ImageFormat {
         let format = original?.kf.imageFormat ?? .unknown
-        return image.kf.data(format: format, compressionQuality: compressionQuality)
+        guard image.isAnimated else { return format }
+        switch format {
+        case .GIF, .WebP: return format
+        case .PNG, .JPEG, .unknown: return .GIF
+        }
     }
 
     /// Decodes `data` with the options' decoding settings; `nil` when it is not a readable image.

@@ -12,6 +12,9 @@ extension DiskStorage {
         private let settings: Mutex<Config>
         let metadata: DiskMetadataStore
         private let temporaryCounter = Atomic<Int>(0)
+        /// False while the folder could not be created: set by the non-throwing initialiser when
+        /// creating it failed, true again once a store creates it.
+        private let ready = Atomic<Bool>(true)
 
         /// The configuration; changing it affects later calls (the folder stays where it is).
         public var config: Config {
@@ -31,17 +34,30 @@ extension DiskStorage {
             try metadata.exclusive(create: true) {}
         }
 
-        /// A storage that never throws: when the folder cannot be set up now, reads are misses
-        /// and the next store tries again (throwing if it still cannot).
+        /// A storage that never throws: when `creatingDirectory` is set and the folder cannot be
+        /// created, the storage is not ready: reads throw `.cacheError(.diskStorageIsNotReady)` so
+        /// the caller learns the cache is broken, and each store tries to create the folder again
+        /// (throwing while it still cannot; once it can, the storage is ready).
         ///
-        /// With `creatingDirectory` false, a missing folder is left alone until the first store.
+        /// With `creatingDirectory` false, a missing folder is left alone until the first store,
+        /// and reads are misses until then.
         public convenience init(noThrowConfig config: Config, creatingDirectory: Bool) {
             self.init(settings: config)
             do {
                 try metadata.exclusive(create: creatingDirectory) {}
             } catch {
-                // Remembered by the state of the store: the index stays empty and the next
-                // store creates the folder or throws.
+                if creatingDirectory { ready.store(false, ordering: .releasing) }
+            }
+        }
+
+        /// Whether the folder is usable: false after the non-throwing initialiser failed to create
+        /// it, until a store succeeds.
+        public var isReady: Bool { ready.load(ordering: .acquiring) }
+
+        /// Throws `.cacheError(.diskStorageIsNotReady)` while the folder could not be created.
+        private func throwIfNotReady() throws {
+            guard isReady else {
+                throw KingfisherError.cacheError(reason: .diskStorageIsNotReady(cacheURL: directoryURL))
             }
         }
 
@@ -55,13 +71,25 @@ extension DiskStorage {
 
         /// The file name `key` is stored under (see ``DiskStorage/Config`` for the rules).
         public func cacheFileName(forKey key: String, forcedExtension: String? = nil) -> String {
-            DiskFileName.name(forKey: key, forcedExtension: forcedExtension, config: config)
+            cacheFileName(forKey: key, forcedExtension: forcedExtension, extensionKey: key)
+        }
+
+        /// The file name of `key`, whose automatic extension (`autoExtAfterHashedFileName`) comes
+        /// from `extensionKey`: the image cache passes the key before its `@processorIdentifier`.
+        func cacheFileName(forKey key: String, forcedExtension: String?, extensionKey: String) -> String {
+            DiskFileName.name(forKey: key, forcedExtension: forcedExtension, extensionKey: extensionKey, config: config)
         }
 
         /// The file `key` is stored in, whether or not it is cached.
         public func cacheFileURL(forKey key: String, forcedExtension: String? = nil) -> URL {
-            directoryURL.appendingPathComponent(cacheFileName(forKey: key, forcedExtension: forcedExtension),
-                                                isDirectory: false)
+            cacheFileURL(forKey: key, forcedExtension: forcedExtension, extensionKey: key)
+        }
+
+        /// The file of `key`, with its automatic extension taken from `extensionKey`.
+        func cacheFileURL(forKey key: String, forcedExtension: String?, extensionKey: String) -> URL {
+            directoryURL.appendingPathComponent(
+                cacheFileName(forKey: key, forcedExtension: forcedExtension, extensionKey: extensionKey),
+                isDirectory: false)
         }
 
         // MARK: - Storing
@@ -76,6 +104,12 @@ extension DiskStorage {
         /// `.cacheIndexFailed` (as `.cacheError`).
         public func store(value: T, forKey key: String, expiration: StorageExpiration? = nil,
                           writeOptions: Data.WritingOptions = [], forcedExtension: String? = nil) throws {
+            try store(value: value, forKey: key, expiration: expiration, forcedExtension: forcedExtension, extensionKey: key)
+        }
+
+        /// Stores `value` for `key`, with the file's automatic extension taken from `extensionKey`.
+        func store(value: T, forKey key: String, expiration: StorageExpiration?, forcedExtension: String?,
+                   extensionKey: String) throws {
             let config = self.config
             let expiration = expiration ?? config.expiration
             guard !expiration.isExpired else { return }
@@ -85,7 +119,8 @@ extension DiskStorage {
             } catch {
                 throw KingfisherError.cacheError(reason: .cannotConvertToData(object: value, error: error))
             }
-            let name = DiskFileName.name(forKey: key, forcedExtension: forcedExtension, config: config)
+            let name = DiskFileName.name(
+                forKey: key, forcedExtension: forcedExtension, extensionKey: extensionKey, config: config)
             let fileURL = directoryURL.appendingPathComponent(name, isDirectory: false)
             let temporary = try writeTemporaryFile(data, key: key, fileURL: fileURL)
             do {
@@ -105,6 +140,7 @@ extension DiskStorage {
                         _ = try trimLocked(toFit: config.sizeLimit)
                     }
                 }
+                ready.store(true, ordering: .releasing)
             } catch {
                 DiskIO.removeFile(temporary)
                 throw error
@@ -143,8 +179,16 @@ extension DiskStorage {
         /// its bytes do not make a `T`.
         public func value(forKey key: String, forcedExtension: String? = nil,
                           extendingExpiration: ExpirationExtending = .cacheTime) throws -> T? {
+            try value(forKey: key, forcedExtension: forcedExtension, extensionKey: key, extendingExpiration: extendingExpiration)
+        }
+
+        /// The value for `key`, whose file's automatic extension comes from `extensionKey`.
+        func value(forKey key: String, forcedExtension: String?, extensionKey: String,
+                   extendingExpiration: ExpirationExtending) throws -> T? {
             let config = self.config
-            let name = DiskFileName.name(forKey: key, forcedExtension: forcedExtension, config: config)
+            try throwIfNotReady()
+            let name = DiskFileName.name(
+                forKey: key, forcedExtension: forcedExtension, extensionKey: extensionKey, config: config)
             guard let item = metadata.item(named: name) else { return nil }
             let now = config.clock.now()
             if item.isExpired(at: now.timeIntervalSince1970) {
@@ -163,8 +207,14 @@ extension DiskStorage {
 
         /// Whether `key` has a live entry whose file exists. Never extends the expiry.
         public func isCached(forKey key: String, forcedExtension: String? = nil) -> Bool {
+            isCached(forKey: key, forcedExtension: forcedExtension, extensionKey: key)
+        }
+
+        /// Whether `key` has a live entry, its file's automatic extension taken from `extensionKey`.
+        func isCached(forKey key: String, forcedExtension: String?, extensionKey: String) -> Bool {
             let config = self.config
-            let name = DiskFileName.name(forKey: key, forcedExtension: forcedExtension, config: config)
+            let name = DiskFileName.name(
+                forKey: key, forcedExtension: forcedExtension, extensionKey: extensionKey, config: config)
             guard let item = metadata.item(named: name),
                   !item.isExpired(at: config.clock.now().timeIntervalSince1970) else { return false }
             return DiskIO.fileExists(metadata.paths.entry(name))
@@ -231,7 +281,12 @@ extension DiskStorage {
         /// Removes the entry for `key`, if any. Throws `.cacheError(.cacheIndexFailed)` when the
         /// removal cannot be recorded.
         public func remove(forKey key: String, forcedExtension: String? = nil) throws {
-            let name = cacheFileName(forKey: key, forcedExtension: forcedExtension)
+            try remove(forKey: key, forcedExtension: forcedExtension, extensionKey: key)
+        }
+
+        /// Removes the entry for `key`, whose file's automatic extension comes from `extensionKey`.
+        func remove(forKey key: String, forcedExtension: String?, extensionKey: String) throws {
+            let name = cacheFileName(forKey: key, forcedExtension: forcedExtension, extensionKey: extensionKey)
             do {
                 try metadata.exclusive(create: false) {
                     DiskIO.removeFile(metadata.paths.entry(name))

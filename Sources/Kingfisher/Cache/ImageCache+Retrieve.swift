@@ -54,10 +54,16 @@ extension ImageCache {
 
     /// The image in memory for `key` and the options' processor, or `nil`; never touches the disk.
     ///
-    /// A hit extends the entry's expiry as `memoryCacheAccessExtendingExpiration` says.
+    /// A hit extends the entry's expiry as `memoryCacheAccessExtendingExpiration` says. An entry
+    /// stored with other decoding choices (`scaleFactor`, `onlyLoadFirstFrame`) is a miss: a GIF
+    /// kept as its first frame is not what a request for the animation wants, so the caller makes
+    /// it again from the original (the disk entry or a fetch), which then replaces it.
     public func retrieveImageInMemoryCache(forKey key: String, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
         let computedKey = key.computedKey(with: options.processor.identifier)
-        return memoryStorage.value(forKey: computedKey, extendingExpiration: options.memoryCacheAccessExtendingExpiration)
+        guard let image = memoryStorage.value(forKey: computedKey, extendingExpiration: options.memoryCacheAccessExtendingExpiration)
+        else { return nil }
+        if let tag = image.creatingTag, tag != options.imageCreatingTag { return nil }
+        return image
     }
 
     /// The image in memory for `key`, with options given as a list.
@@ -79,7 +85,7 @@ extension ImageCache {
     ) {
         let computedKey = key.computedKey(with: options.processor.identifier)
         let work: @Sendable () -> Void = {
-            let result = self.syncRetrieveFromDisk(computedKey: computedKey, options: options)
+            let result = self.syncRetrieveFromDisk(key: key, computedKey: computedKey, options: options)
             callbackQueue.execute { completionHandler(result) }
         }
         if options.loadDiskFileSynchronously {
@@ -102,21 +108,39 @@ extension ImageCache {
         )
     }
 
-    func syncRetrieveFromDisk(computedKey: String, options: KingfisherParsedOptionsInfo) -> Result<KFCrossPlatformImage?, KingfisherError> {
+    func syncRetrieveFromDisk(key: String, computedKey: String, options: KingfisherParsedOptionsInfo) -> Result<KFCrossPlatformImage?, KingfisherError> {
         let data: Data?
         do {
             data = try diskStorage.value(
-                forKey: computedKey, forcedExtension: options.forcedExtension,
+                forKey: computedKey, forcedExtension: options.forcedExtension, extensionKey: key,
                 extendingExpiration: options.diskCacheAccessExtendingExpiration
             )
         } catch let error as KingfisherError {
             return .failure(error)
         } catch {
-            let url = diskStorage.cacheFileURL(forKey: computedKey, forcedExtension: options.forcedExtension)
+            let url = diskStorage.cacheFileURL(forKey: computedKey, forcedExtension: options.forcedExtension, extensionKey: key)
             return .failure(.cacheError(reason: .cannotLoadDataFromDisk(url: url, error: error)))
         }
         guard let data else { return .success(nil) }
         return .success(options.cacheSerializer.image(with: data, options: options))
+    }
+
+    /// Where `key@processorIdentifier` is cached now, found off the calling thread: the disk check
+    /// runs on the cache's read queue (behind a pending write of the key), so an async caller on the
+    /// main actor never waits for the file system.
+    public func imageCachedTypeAsync(
+        forKey key: String,
+        processorIdentifier identifier: String = "",
+        forcedExtension: String? = nil
+    ) async -> CacheType {
+        let computedKey = key.computedKey(with: identifier)
+        if memoryStorage.isCached(forKey: computedKey) { return .memory }
+        return await withCheckedContinuation { continuation in
+            enqueueDiskRead(for: computedKey) {
+                let onDisk = self.diskStorage.isCached(forKey: computedKey, forcedExtension: forcedExtension, extensionKey: key)
+                continuation.resume(returning: onDisk ? .disk : .none)
+            }
+        }
     }
 
     /// Where `key@processorIdentifier` is cached now: `.memory`, `.disk` or `.none`.
@@ -129,7 +153,7 @@ extension ImageCache {
     ) -> CacheType {
         let computedKey = key.computedKey(with: identifier)
         if memoryStorage.isCached(forKey: computedKey) { return .memory }
-        if diskStorage.isCached(forKey: computedKey, forcedExtension: forcedExtension) { return .disk }
+        if diskStorage.isCached(forKey: computedKey, forcedExtension: forcedExtension, extensionKey: key) { return .disk }
         return .none
     }
 
@@ -149,7 +173,7 @@ extension ImageCache {
         processorIdentifier identifier: String = "",
         forcedExtension: String? = nil
     ) -> String {
-        diskStorage.cacheFileName(forKey: key.computedKey(with: identifier), forcedExtension: forcedExtension)
+        diskStorage.cacheFileName(forKey: key.computedKey(with: identifier), forcedExtension: forcedExtension, extensionKey: key)
     }
 
     /// The path of the disk file that holds, or would hold, `key@processorIdentifier`.
@@ -158,6 +182,6 @@ extension ImageCache {
         processorIdentifier identifier: String = "",
         forcedExtension: String? = nil
     ) -> String {
-        diskStorage.cacheFileURL(forKey: key.computedKey(with: identifier), forcedExtension: forcedExtension).path
+        diskStorage.cacheFileURL(forKey: key.computedKey(with: identifier), forcedExtension: forcedExtension, extensionKey: key).path
     }
 }

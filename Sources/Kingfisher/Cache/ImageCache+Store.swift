@@ -4,7 +4,9 @@ extension ImageCache {
     /// Stores `image` in memory and, when `toDisk`, its serialized bytes on disk, under the key and
     /// processor identifier the options give.
     ///
-    /// The memory store is done when this returns. The disk bytes come from the options'
+    /// The memory store is done when this returns; the memory entry remembers the options' decoding
+    /// choices (scale, first frame only), and a later lookup with other choices misses it so the
+    /// image is made again from the original bytes. The disk bytes come from the options'
     /// `cacheSerializer` (given `original`, the data the image was decoded from, when known);
     /// `completionHandler` runs once the disk write is done, on `options.callbackQueue`.
     public func store(
@@ -16,7 +18,9 @@ extension ImageCache {
         completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil
     ) {
         let computedKey = key.computedKey(with: options.processor.identifier)
-        memoryStorage.store(value: image, forKey: computedKey, expiration: options.memoryCacheExpiration)
+        var tagged = image
+        tagged.creatingTag = options.imageCreatingTag
+        memoryStorage.store(value: tagged, forKey: computedKey, expiration: options.memoryCacheExpiration)
 
         guard toDisk, !options.cacheMemoryOnly else {
             if let completionHandler {
@@ -30,7 +34,7 @@ extension ImageCache {
             let diskResult: Result<Void, KingfisherError>
             if let data = options.cacheSerializer.data(with: image, original: original) {
                 diskResult = self.syncStoreToDisk(
-                    data, computedKey: computedKey, forcedExtension: options.forcedExtension,
+                    data, key: key, computedKey: computedKey, forcedExtension: options.forcedExtension,
                     expiration: options.diskCacheExpiration, writeOptions: options.diskStoreWriteOptions
                 )
             } else {
@@ -81,7 +85,7 @@ extension ImageCache {
         let computedKey = key.computedKey(with: identifier)
         enqueueDiskWrite(for: computedKey) {
             let diskResult = self.syncStoreToDisk(
-                data, computedKey: computedKey, forcedExtension: forcedExtension,
+                data, key: key, computedKey: computedKey, forcedExtension: forcedExtension,
                 expiration: expiration, writeOptions: []
             )
             if let completionHandler {
@@ -92,19 +96,19 @@ extension ImageCache {
     }
 
     func syncStoreToDisk(
-        _ data: Data, computedKey: String, forcedExtension: String?,
+        _ data: Data, key: String, computedKey: String, forcedExtension: String?,
         expiration: StorageExpiration?, writeOptions: Data.WritingOptions
     ) -> Result<Void, KingfisherError> {
         do {
             try diskStorage.store(
                 value: data, forKey: computedKey, expiration: expiration,
-                writeOptions: writeOptions, forcedExtension: forcedExtension
+                forcedExtension: forcedExtension, extensionKey: key
             )
             return .success(())
         } catch let error as KingfisherError {
             return .failure(error)
         } catch {
-            let url = diskStorage.cacheFileURL(forKey: computedKey, forcedExtension: forcedExtension)
+            let url = diskStorage.cacheFileURL(forKey: computedKey, forcedExtension: forcedExtension, extensionKey: key)
             return .failure(.cacheError(reason: .cannotCreateCacheFile(
                 fileURL: url, key: computedKey, data: data, error: error
             )))
@@ -133,7 +137,7 @@ extension ImageCache {
             return
         }
         enqueueDiskWrite(for: computedKey) {
-            try? self.diskStorage.remove(forKey: computedKey, forcedExtension: forcedExtension)
+            try? self.diskStorage.remove(forKey: computedKey, forcedExtension: forcedExtension, extensionKey: key)
             if let completionHandler { callbackQueue.execute(completionHandler) }
         }
     }

@@ -66,11 +66,15 @@ extension KingfisherManager {
                 do {
                     data = try await provider.data()
                 } catch {
-                    finish(.failure(.imageSettingError(reason: .dataProviderError(provider: provider, error: error))))
+                    if error is CancellationError || Task.isCancelled {
+                        finish(.failure(.requestError(reason: .dataProviderCancelled(provider: provider))))
+                    } else {
+                        finish(.failure(.imageSettingError(reason: .dataProviderError(provider: provider, error: error))))
+                    }
                     return
                 }
                 guard !Task.isCancelled else {
-                    finish(.failure(.requestError(reason: .taskCancelled(task: nil, token: nil))))
+                    finish(.failure(.requestError(reason: .dataProviderCancelled(provider: provider))))
                     return
                 }
                 process(.data(data), options: options) { result in
@@ -79,7 +83,8 @@ extension KingfisherManager {
             }
             return { work.cancel() }
         })
-        if !retrieval.setCancel(subscription.cancel, for: stage) { subscription.cancel() }
+        let cancelled = KingfisherError.requestError(reason: .dataProviderCancelled(provider: provider))
+        if !retrieval.setCancel(subscription.cancel, for: stage, error: cancelled) { subscription.cancel() }
     }
 }
 

@@ -161,13 +161,15 @@ extension KingfisherManager {
         }
     }
 
-    /// Delivers `image` after the options' image modifier.
+    /// Delivers `image` after the options' image modifier. Its data are the fetched bytes, or for a
+    /// cache hit (`data` nil) what the cache serializer makes of the image.
     func succeed(
         _ image: KFCrossPlatformImage, cacheType: CacheType, source: Source, data: Data?, _ retrieval: ManagedRetrieval
     ) {
+        let bytes: @Sendable () -> Data? = if let data { { data } } else { Self.serializedData(of: image, options: retrieval.options) }
         let result = RetrieveImageResult(
             image: modified(image, options: retrieval.options), cacheType: cacheType, source: source,
-            originalSource: retrieval.originalSource, data: { data })
+            originalSource: retrieval.originalSource, data: bytes)
         retrieval.finish(.success(result))
     }
 

@@ -12,6 +12,8 @@ final class ManagedRetrieval: Sendable {
         var finished = false
         var cancelled = false
         var current: (@Sendable () -> Void)?
+        /// What a cancellation during the current stage reports, when not `.taskCancelled`.
+        var cancellationError: KingfisherError?
         var stage: UInt64 = 0
         var task: DownloadTask?
         var failures: [KingfisherError.PropagationError] = []
@@ -63,16 +65,21 @@ final class ManagedRetrieval: Sendable {
         state.withLock { state in
             state.stage += 1
             state.current = nil
+            state.cancellationError = nil
             return state.stage
         }
     }
 
-    /// Records how to stop `stage`; `false` when the retrieval is already over and the caller
+    /// Records how to stop `stage`, and the error a cancellation during it reports (default
+    /// `.requestError(.taskCancelled)`); `false` when the retrieval is already over and the caller
     /// must stop the stage itself. Does nothing for a stage that already ended.
-    func setCancel(_ cancel: @escaping @Sendable () -> Void, for stage: UInt64) -> Bool {
+    func setCancel(_ cancel: @escaping @Sendable () -> Void, for stage: UInt64, error: KingfisherError? = nil) -> Bool {
         state.withLock { state in
             guard !state.finished else { return false }
-            if state.stage == stage { state.current = cancel }
+            if state.stage == stage {
+                state.current = cancel
+                state.cancellationError = error
+            }
             return true
         }
     }
@@ -127,16 +134,19 @@ final class ManagedRetrieval: Sendable {
         deliver(result)
     }
 
-    /// Fails the call with `.requestError(.taskCancelled)` and stops the stage running now.
+    /// Fails the call with the current stage's cancellation error (`.requestError(.taskCancelled)`,
+    /// or `.requestError(.dataProviderCancelled)` while a provider supplies bytes) and stops the
+    /// stage running now.
     func cancel() {
-        guard let current = close(cancelling: true) else { return }
-        deliver(.failure(.requestError(reason: .taskCancelled(task: nil, token: nil))))
-        current?()
+        guard let closed = close(cancelling: true) else { return }
+        deliver(.failure(closed.error ?? .requestError(reason: .taskCancelled(task: nil, token: nil))))
+        closed.current?()
     }
 
-    /// Ends the retrieval under the lock; the stage running then, or `nil` when it had ended.
-    private func close(cancelling: Bool = false) -> (@Sendable () -> Void)?? {
-        let closed = state.withLock { state -> (current: (@Sendable () -> Void)?, task: DownloadTask?)? in
+    /// Ends the retrieval under the lock; the stage running then and its cancellation error, or
+    /// `nil` when it had ended.
+    private func close(cancelling: Bool = false) -> (current: (@Sendable () -> Void)?, error: KingfisherError?)? {
+        let closed = state.withLock { state -> (current: (@Sendable () -> Void)?, error: KingfisherError?, task: DownloadTask?)? in
             guard !state.finished else { return nil }
             state.finished = true
             state.cancelled = cancelling
@@ -144,12 +154,12 @@ final class ManagedRetrieval: Sendable {
                 state.current = nil
                 state.task = nil
             }
-            return (state.current, state.task)
+            return (state.current, state.cancellationError, state.task)
         }
-        guard let closed else { return .none }
+        guard let closed else { return nil }
         closed.task?.link(nil)
         closed.task?.markFinished()
-        return .some(closed.current)
+        return (closed.current, closed.error)
     }
 
     private func deliver(_ result: Result<RetrieveImageResult, KingfisherError>) {

@@ -122,7 +122,8 @@ public final class KingfisherManager: Sendable {
         if !options.forceRefresh,
            let image = targetCache(for: options).retrieveImageInMemoryCache(forKey: source.cacheKey, options: options) {
             let result = RetrieveImageResult(
-                image: modified(image, options: options), cacheType: .memory, source: source, originalSource: source)
+                image: modified(image, options: options), cacheType: .memory, source: source, originalSource: source,
+                data: Self.serializedData(of: image, options: options))
             if let completionHandler {
                 options.callbackQueue.execute { completionHandler(.success(result)) }
             }
@@ -156,6 +157,13 @@ public final class KingfisherManager: Sendable {
     /// The downloader the options name, else the manager's.
     func downloader(for options: KingfisherParsedOptionsInfo) -> ImageDownloader {
         options.downloader ?? downloader
+    }
+
+    /// The bytes the options' cache serializer makes of `image`, made only when asked for: what a
+    /// cache hit gives as ``RetrieveImageResult/data``.
+    static func serializedData(of image: KFCrossPlatformImage, options: KingfisherParsedOptionsInfo) -> @Sendable () -> Data? {
+        let serializer = options.cacheSerializer
+        return { serializer.data(with: image, original: nil) }
     }
 
     /// `image` after the options' image modifier, if any.

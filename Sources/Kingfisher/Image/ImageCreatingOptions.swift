@@ -26,6 +26,22 @@ public struct ImageCreatingOptions: Sendable, Hashable {
     }
 }
 
+/// The decoding choices that make one image of the same bytes differ from another: a memory-cache
+/// hit made with other choices is not the image the request asked for.
+struct ImageCreatingTag: Sendable, Hashable {
+    /// The scale the image was made at.
+    var scale: CGFloat
+    /// Whether only the first frame was decoded.
+    var onlyFirstFrame: Bool
+}
+
+extension KingfisherParsedOptionsInfo {
+    /// The decoding choices of these options that a memory-cache hit must share.
+    var imageCreatingTag: ImageCreatingTag {
+        ImageCreatingTag(scale: scaleFactor, onlyFirstFrame: onlyLoadFirstFrame)
+    }
+}
+
 /// How an image is encoded.
 public struct ImageEncodingOptions: Sendable, Hashable {
     /// JPEG and lossy WebP quality, 0 (smallest) to 1 (best).

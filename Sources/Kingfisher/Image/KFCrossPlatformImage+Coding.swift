@@ -7,6 +7,9 @@ extension KFCrossPlatformImage {
     /// is empty, unrecognised, corrupt, truncated or over `options.limits`; no input traps.
     public init(data: Data, options: ImageCreatingOptions = ImageCreatingOptions()) throws {
         self = try ImageCodecs.decode(data, options: options)
+        if isAnimated || options.onlyFirstFrame, [.GIF, .WebP].contains(data.kf.imageFormat) {
+            animatedImageData = data
+        }
     }
 
     /// Encodes the image as `format`; GIF and WebP keep every frame of an animation.
@@ -40,14 +43,26 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
         try? base.encoded(as: .JPEG, options: ImageEncodingOptions(compressionQuality: compressionQuality))
     }
 
+    /// The GIF or WebP bytes an animated image was decoded from, as Kingfisher keeps them; `nil`
+    /// for stills and for images a processor made.
+    public var animatedImageData: Data? { base.animatedImageData }
+
     /// GIF bytes with every frame, delay and the loop count, or `nil` if encoding failed.
+    ///
+    /// An image decoded from a GIF animation (even with only its first frame) gives back the
+    /// original bytes, so every frame survives a trip through the disk cache.
     public func gifRepresentation() -> Data? {
-        try? base.encoded(as: .GIF)
+        if let original = base.animatedImageData, original.kf.imageFormat == .GIF { return original }
+        return try? base.encoded(as: .GIF)
     }
 
     /// WebP bytes with every frame, or `nil` if encoding failed.
+    ///
+    /// An image decoded from an animated WebP gives back the original bytes (the quality settings
+    /// then do not apply).
     public func webpRepresentation(compressionQuality: CGFloat = 0.9, lossless: Bool = false) -> Data? {
-        try? base.encoded(as: .WebP, options: ImageEncodingOptions(compressionQuality: compressionQuality, lossless: lossless))
+        if let original = base.animatedImageData, original.kf.imageFormat == .WebP { return original }
+        return try? base.encoded(as: .WebP, options: ImageEncodingOptions(compressionQuality: compressionQuality, lossless: lossless))
     }
 
     /// Decodes `data` into an image, or `nil` when it cannot; Kingfisher's spelling of

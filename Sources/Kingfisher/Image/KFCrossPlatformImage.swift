@@ -7,7 +7,7 @@ import Foundation
 /// and, for animations, per-frame durations and a loop count. Copies share their pixel memory.
 /// Build one from encoded bytes with ``init(data:options:)``, from pixels with ``init(frame:scale:)``
 /// or ``init(frames:loopCount:scale:)``.
-public struct KFCrossPlatformImage: Sendable, Hashable {
+public struct KFCrossPlatformImage: Sendable {
     /// The frames; a still image has exactly one. Never empty.
     public let frames: [ImageFrame]
     /// Pixels per point: a 2x image of 200×200 pixels has a `size` of 100×100.
@@ -16,6 +16,13 @@ public struct KFCrossPlatformImage: Sendable, Hashable {
     public let loopCount: Int
     /// True when every pixel of every frame has alpha 255.
     public let isOpaque: Bool
+    /// The decoding choices of the request that put this image in a memory cache; `nil` for an
+    /// image no cache has stored. Not part of the image's value: equality ignores it.
+    var creatingTag: ImageCreatingTag?
+    /// The GIF or WebP bytes an animated image was decoded from (also when only its first frame
+    /// was decoded): encoding the image in that format gives them back, so no frame is lost. Images
+    /// made by processors have none.
+    var animatedImageData: Data?
 
     /// An image of one frame; `isOpaque` is worked out from the pixels.
     public init(frame: ImageFrame, scale: CGFloat = 1) {
@@ -76,12 +83,29 @@ public struct KFCrossPlatformImage: Sendable, Hashable {
 
     /// The same pixels at another scale.
     public func withScale(_ scale: CGFloat) -> KFCrossPlatformImage {
-        KFCrossPlatformImage(validated: frames, loopCount: loopCount, scale: scale, isOpaque: isOpaque)
+        var image = KFCrossPlatformImage(validated: frames, loopCount: loopCount, scale: scale, isOpaque: isOpaque)
+        image.animatedImageData = animatedImageData
+        return image
     }
 
     /// Only the first frame, as a still image.
     public func firstFrameOnly() -> KFCrossPlatformImage {
         guard isAnimated else { return self }
         return KFCrossPlatformImage(validated: [firstFrame.withDuration(0)], loopCount: 0, scale: scale, isOpaque: firstFrame.allOpaque)
+    }
+}
+
+extension KFCrossPlatformImage: Hashable {
+    /// Images are equal when their pixels, frame timing, scale and loop count are.
+    public static func == (lhs: KFCrossPlatformImage, rhs: KFCrossPlatformImage) -> Bool {
+        lhs.frames == rhs.frames && lhs.scale == rhs.scale && lhs.loopCount == rhs.loopCount && lhs.isOpaque == rhs.isOpaque
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(frames)
+        hasher.combine(scale)
+        hasher.combine(loopCount)
+        hasher.combine(isOpaque)
     }
 }

@@ -13,7 +13,8 @@ public protocol ImageDownloaderDelegate: AnyObject, Sendable {
     func imageDownloader(_ downloader: ImageDownloader, willDownloadImageForURL url: URL, with request: URLRequest?)
 
     /// The transfer for `url` ended, with its response or its error; called exactly once per
-    /// transfer, also when it failed or was cancelled.
+    /// transfer, also when it failed, was cancelled, or its data was refused by
+    /// ``imageDownloader(_:didDownload:with:)`` (then `error` is `.responseError(.dataModifyingFailed)`).
     func imageDownloader(
         _ downloader: ImageDownloader,
         didFinishDownloadingImageForURL url: URL,
@@ -23,7 +24,14 @@ public protocol ImageDownloaderDelegate: AnyObject, Sendable {
 
     /// The body of `dataTask` arrived: return the data to process, a replacement, or `nil` to
     /// fail its callers with `.responseError(.dataModifyingFailed)`.
+    ///
+    /// Called before ``imageDownloader(_:didFinishDownloadingImageForURL:with:error:)``, which
+    /// then carries that error. The default asks ``imageDownloader(_:didDownload:for:)``.
     func imageDownloader(_ downloader: ImageDownloader, didDownload data: Data, with dataTask: SessionDataTask) -> Data?
+
+    /// The body downloaded from `url` arrived: the same decision as the `dataTask` form, for a
+    /// delegate that needs only the URL. Default: the data as it is.
+    func imageDownloader(_ downloader: ImageDownloader, didDownload data: Data, for url: URL) -> Data?
 
     /// A processor made `image` from the data of `url`; called once per distinct processor.
     func imageDownloader(
@@ -55,8 +63,13 @@ extension ImageDownloaderDelegate {
         error: (any Error)?
     ) {}
 
-    /// Keeps the data as it is.
+    /// Asks the URL form, ``imageDownloader(_:didDownload:for:)``, with the task's original URL.
     public func imageDownloader(_ downloader: ImageDownloader, didDownload data: Data, with dataTask: SessionDataTask) -> Data? {
+        imageDownloader(downloader, didDownload: data, for: dataTask.originalURL)
+    }
+
+    /// Keeps the data as it is.
+    public func imageDownloader(_ downloader: ImageDownloader, didDownload data: Data, for url: URL) -> Data? {
         data
     }
 
@@ -85,14 +98,8 @@ extension ImageDownloader {
         delegate?.imageDownloader(self, willDownloadImageForURL: url, with: request)
     }
 
-    func reportDidFinishDownloading(url: URL, outcome: Result<(Data, ResponseHead), KingfisherError>) {
-        guard let delegate else { return }
-        switch outcome {
-        case .success(let (_, head)):
-            delegate.imageDownloader(self, didFinishDownloadingImageForURL: url, with: head.urlResponse, error: nil)
-        case .failure(let error):
-            delegate.imageDownloader(self, didFinishDownloadingImageForURL: url, with: nil, error: error)
-        }
+    func reportDidFinishDownloading(url: URL, response: ResponseHead?, error: KingfisherError?) {
+        delegate?.imageDownloader(self, didFinishDownloadingImageForURL: url, with: response?.urlResponse, error: error)
     }
 
     func reportDidDownload(data: Data, task: SessionDataTask) -> Data? {

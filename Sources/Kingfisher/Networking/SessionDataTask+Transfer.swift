@@ -24,17 +24,21 @@ extension SessionDataTask {
 
         let callers = closeAndTakeCallers()
         downloader.removeSessionTask(self)
-        downloader.reportDidFinishDownloading(url: originalURL, outcome: outcome)
 
+        // The delegate may refuse the data; the finish report then carries that error, so it is
+        // made once, after the decision.
         switch outcome {
         case .failure(let error):
+            downloader.reportDidFinishDownloading(url: originalURL, response: nil, error: error)
             for caller in callers { downloader.deliver(.failure(error), to: caller) }
         case .success(let (data, response)):
             guard let data = downloader.reportDidDownload(data: data, task: self) else {
                 let error = KingfisherError.responseError(reason: .dataModifyingFailed(task: self))
+                downloader.reportDidFinishDownloading(url: originalURL, response: response, error: error)
                 for caller in callers { downloader.deliver(.failure(error), to: caller) }
                 return
             }
+            downloader.reportDidFinishDownloading(url: originalURL, response: response, error: nil)
             ImageDataProcessor(data: data, url: originalURL, callers: callers).process { image in
                 downloader.reportDidDownload(image: image, url: originalURL, response: response)
             }

@@ -19,11 +19,4 @@ extension KingfisherWrapper where Base == String {
         }
         return String(decoding: hex, as: UTF8.self)
     }
-
-    /// The path extension of the string read as a URL (or a path), without the dot; nil when empty.
-    var pathExtensionOfURL: String? {
-        let path = URL(string: base)?.path ?? base
-        let ext = (path as NSString).pathExtension
-        return ext.isEmpty ? nil : ext
-    }
 }

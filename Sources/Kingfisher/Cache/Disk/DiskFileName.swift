@@ -10,24 +10,36 @@ enum DiskFileName {
     static let metadataFolder = ".kf"
 
     /// The file name for `key`: its SHA-256 hex or the key made safe, plus an extension.
-    static func name(forKey key: String, forcedExtension: String?, config: DiskStorage.Config) -> String {
+    ///
+    /// With `autoExtAfterHashedFileName`, a hashed name ends in the extension of `extensionKey`
+    /// (see ``automaticExtension(of:)``); the image cache passes the key before its processor
+    /// identifier, so every processed entry of `photo.jpg` ends in `.jpg`.
+    static func name(forKey key: String, forcedExtension: String?, extensionKey: String, config: DiskStorage.Config) -> String {
         let fixedExtension = forcedExtension ?? config.pathExtension
         if config.usesHashedFileName {
-            return hashedName(forKey: key, fixedExtension: fixedExtension,
-                              autoExtension: config.autoExtAfterHashedFileName)
+            let auto = config.autoExtAfterHashedFileName ? automaticExtension(of: extensionKey) : nil
+            return hashedName(forKey: key, fixedExtension: fixedExtension ?? auto)
         }
         let suffix = fixedExtension.map { ".\($0)" } ?? ""
         if let safe = safeName(forKey: key), safe.utf8.count + suffix.utf8.count <= maximumLength {
             return safe + suffix
         }
-        return hashedName(forKey: key, fixedExtension: fixedExtension, autoExtension: false)
+        return hashedName(forKey: key, fixedExtension: fixedExtension)
     }
 
-    private static func hashedName(forKey key: String, fixedExtension: String?, autoExtension: Bool) -> String {
+    private static func hashedName(forKey key: String, fixedExtension: String?) -> String {
         let hash = key.kf.sha256
         if let ext = fixedExtension { return "\(hash).\(ext)" }
-        if autoExtension, let ext = key.kf.pathExtensionOfURL { return "\(hash).\(ext)" }
         return hash
+    }
+
+    /// The extension a hashed name takes from `key`: what follows its last `.`; none when that is
+    /// empty or holds a `/` (the dot was in a host or folder name) or a `?` (a query follows).
+    static func automaticExtension(of key: String) -> String? {
+        guard let dot = key.lastIndex(of: ".") else { return nil }
+        let ext = key[key.index(after: dot)...]
+        guard !ext.isEmpty, !ext.contains("/"), !ext.contains("?") else { return nil }
+        return String(ext)
     }
 
     /// The key with `/`, `%`, NUL and a leading `.` percent-escaped; nil for an empty key.

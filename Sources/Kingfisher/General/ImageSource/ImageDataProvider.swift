@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Supplies the bytes of an image that does not come from a plain download.
 ///
@@ -46,34 +47,83 @@ extension ImageDataProvider {
 
 /// Reads an image from a local file.
 ///
-/// Cancellation is checked before the read and between 1 MB pieces of it.
+/// The cache key is Kingfisher's local form, `kingfisher.local.cacheKey` followed by the file's
+/// path (and `?query`, when the URL has one), so the same file is one entry whichever way its URL
+/// was written. On Apple platforms Kingfisher cuts the path at an `.app` bundle; Linux has none, so
+/// the whole path is kept. Cancellation is checked before the read and between 1 MB pieces of it.
 public struct LocalFileImageDataProvider: ImageDataProvider {
     /// The file read.
     public let fileURL: URL
-    /// The key the image is cached under; the file URL's absolute string by default.
+    /// The key the image is cached under; the file's local cache key by default.
     public let cacheKey: String
+    /// Where the file is read: `data(handler:)` reads there, and so does the async ``data()``
+    /// unless it is `.untouch` (then the calling task reads).
+    public let loadingQueue: CallbackQueue
 
-    /// A provider for the file at `fileURL`.
-    public init(fileURL: URL, cacheKey: String? = nil) {
+    /// A provider for the file at `fileURL`, cached under `cacheKey` (its local cache key when
+    /// `nil`) and read on `loadingQueue` (by default a global queue, never the caller's thread).
+    public init(fileURL: URL, cacheKey: String? = nil, loadingQueue: CallbackQueue = .dispatch(.global(qos: .userInitiated))) {
         self.fileURL = fileURL
-        self.cacheKey = cacheKey ?? fileURL.absoluteString
+        self.cacheKey = cacheKey ?? fileURL.localFileCacheKey
+        self.loadingQueue = loadingQueue
     }
 
     /// The file URL.
     public var contentURL: URL? { fileURL }
 
+    /// Reads the file on ``loadingQueue`` and reports the bytes or the system's error.
+    public func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void) {
+        let fileURL = fileURL
+        loadingQueue.execute {
+            handler(Result { try Self.read(fileURL, isCancelled: { false }) })
+        }
+    }
+
     /// The whole file. Throws the system's error when the file cannot be read, and
     /// `CancellationError` when the calling task is cancelled.
     public func data() async throws -> Data {
         try Task.checkCancellation()
+        let fileURL = fileURL
+        if case .untouch = loadingQueue {
+            return try Self.read(fileURL, isCancelled: { Task.isCancelled })
+        }
+        let cancelled = Atomic<Bool>(false)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                loadingQueue.execute {
+                    continuation.resume(with: Result {
+                        try Self.read(fileURL, isCancelled: { cancelled.load(ordering: .relaxed) })
+                    })
+                }
+            }
+        } onCancel: {
+            cancelled.store(true, ordering: .relaxed)
+        }
+    }
+
+    /// Reads `fileURL` in 1 MB pieces, stopping with `CancellationError` when `isCancelled` says so.
+    private static func read(_ fileURL: URL, isCancelled: () -> Bool) throws -> Data {
         let handle = try FileHandle(forReadingFrom: fileURL)
         defer { try? handle.close() }
         var result = Data()
         while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
-            try Task.checkCancellation()
+            if isCancelled() { throw CancellationError() }
             result.append(piece)
         }
         return result
+    }
+}
+
+extension URL {
+    /// The prefix of local-file cache keys, as Kingfisher spells it.
+    static let localFileCacheKeyPrefix = "kingfisher.local.cacheKey"
+
+    /// The cache key of a local file: ``localFileCacheKeyPrefix`` then the file's path, then
+    /// `?query` when the URL has one.
+    var localFileCacheKey: String {
+        let key = Self.localFileCacheKeyPrefix + (path.hasPrefix("/") ? path : "/" + path)
+        if let query { return key + "?" + query }
+        return key
     }
 }
 
@@ -98,8 +148,17 @@ public struct Base64ImageDataProvider: ImageDataProvider {
         public var description: String { "the text for key \(cacheKey) is not valid base64" }
     }
 
+    /// Decodes the text and reports the bytes (or ``InvalidBase64``) before returning.
+    public func data(handler: @escaping @Sendable (Result<Data, any Error>) -> Void) {
+        handler(Result { try decoded() })
+    }
+
     /// The decoded bytes; throws ``InvalidBase64`` when the text is not base64.
     public func data() async throws -> Data {
+        try decoded()
+    }
+
+    private func decoded() throws -> Data {
         guard let data = Data(base64Encoded: base64String, options: .ignoreUnknownCharacters) else {
             throw InvalidBase64(cacheKey: cacheKey)
         }

@@ -29,8 +29,9 @@ extension Resource {
 }
 
 extension URL: Resource {
-    /// The absolute string of the URL.
-    public var cacheKey: String { absoluteString }
+    /// The absolute string of the URL; for a file URL, its local cache key
+    /// (`kingfisher.local.cacheKey/path`, as ``LocalFileImageDataProvider`` keys it).
+    public var cacheKey: String { isFileURL ? localFileCacheKey : absoluteString }
     /// The URL itself.
     public var downloadURL: URL { self }
 }
@@ -45,10 +46,10 @@ public enum KF {
         public let downloadURL: URL
 
         /// A resource for `downloadURL`, cached under `cacheKey` or, when that is `nil`, under
-        /// the URL's absolute string.
+        /// the URL's own cache key.
         public init(downloadURL: URL, cacheKey: String? = nil) {
             self.downloadURL = downloadURL
-            self.cacheKey = cacheKey ?? downloadURL.absoluteString
+            self.cacheKey = cacheKey ?? downloadURL.cacheKey
         }
     }
 }

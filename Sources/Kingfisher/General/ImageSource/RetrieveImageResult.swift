@@ -11,8 +11,9 @@ public struct RetrieveImageResult: Sendable {
     public let source: Source
     /// The source the caller asked for.
     public let originalSource: Source
-    /// The bytes the image was made from, when the manager had them (downloaded or provided
-    /// bytes; `nil` for a memory-cache hit). Calling it copies nothing until the data is read.
+    /// The bytes of the image: the downloaded or provided bytes it was made from, or for a memory
+    /// or disk hit what the request's cache serializer makes of the image (encoded when called, not
+    /// before). `nil` when the serializer cannot encode the image.
     public let data: @Sendable () -> Data?
 
     /// A result; `data` defaults to none.
