@@ -1,0 +1,177 @@
+import Foundation
+import KingfisherTestServer
+import Synchronization
+import Testing
+@testable import Kingfisher
+
+/// `NetworkRetryStrategy` against an injected monitor, and the Linux monitor's own parts.
+@Suite struct NetworkRetryStrategyTests {
+    /// A monitor the test switches on and off by hand.
+    final class ManualMonitor: NetworkMonitoring {
+        private struct State {
+            var connected: Bool
+            var waiting: [(timeout: TimeInterval?, callback: @Sendable (Bool) -> Void)] = []
+        }
+        private let state: Mutex<State>
+        let observed = Recorder<TimeInterval?>()
+
+        init(connected: Bool) {
+            state = Mutex(State(connected: connected))
+        }
+
+        var isConnected: Bool { state.withLock { $0.connected } }
+
+        func observeConnectivity(timeoutInterval: TimeInterval?, callback: @escaping @Sendable (Bool) -> Void) -> any NetworkObserver {
+            state.withLock { $0.waiting.append((timeoutInterval, callback)) }
+            observed.record(timeoutInterval)
+            return NoObserver()
+        }
+
+        /// Sets the state and answers every waiting observer with `connected`.
+        func report(connected: Bool) {
+            let waiting = state.withLock { state -> [@Sendable (Bool) -> Void] in
+                state.connected = connected
+                defer { state.waiting.removeAll() }
+                return state.waiting.map(\.callback)
+            }
+            for callback in waiting { callback(connected) }
+        }
+    }
+
+    struct NoObserver: NetworkObserver {
+        func cancel() {}
+    }
+
+    @Test func retriesOnceTheNetworkComesBack() async throws {
+        try await DownloaderKit.run { server, downloader in
+            server.route("/back.png", [.status(503), .ok(DownloaderKit.png)])
+            let monitor = ManualMonitor(connected: false)
+            let strategy = NetworkRetryStrategy(timeoutInterval: 12, networkMonitor: monitor)
+            let results = Recorder<DownloadResult>()
+            _ = downloader.downloadImage(with: server.url("/back.png"), options: [.retryStrategy(strategy)]) { results.record($0) }
+            #expect(await monitor.observed.wait(for: 1) == [12])
+            #expect(server.requestCount(for: "/back.png") == 1)
+            monitor.report(connected: true)
+            let result = try #require(await results.wait(for: 1).first)
+            #expect((try? result.get())?.image.pixelWidth == 16)
+            #expect(server.requestCount(for: "/back.png") == 2)
+        }
+    }
+
+    @Test func failsAtOnceWhenTheNetworkIsUp() async throws {
+        try await DownloaderKit.run { server, downloader in
+            server.route("/broken.png", .status(500))
+            let monitor = ManualMonitor(connected: true)
+            await #expect {
+                try await downloader.downloadImage(
+                    with: server.url("/broken.png"), options: [.retryStrategy(NetworkRetryStrategy(networkMonitor: monitor))])
+            } throws: { ($0 as? KingfisherError)?.isInvalidResponseStatusCode(500) == true }
+            #expect(server.requestCount(for: "/broken.png") == 1)
+            #expect(monitor.observed.values.isEmpty)
+        }
+    }
+
+    @Test func stopsWhenTheWaitTimesOut() async throws {
+        try await DownloaderKit.run { server, downloader in
+            server.route("/never.png", .status(503))
+            let monitor = ManualMonitor(connected: false)
+            let results = Recorder<DownloadResult>()
+            _ = downloader.downloadImage(
+                with: server.url("/never.png"), options: [.retryStrategy(NetworkRetryStrategy(networkMonitor: monitor))]
+            ) { results.record($0) }
+            #expect(await monitor.observed.wait(for: 1) == [30])
+            monitor.report(connected: false)
+            let result = try #require(await results.wait(for: 1).first)
+            #expect(result.error?.errorCode == 2002)
+            #expect(server.requestCount(for: "/never.png") == 1)
+        }
+    }
+
+    @Test func aCancelledDownloadIsNeverRetried() {
+        let monitor = ManualMonitor(connected: false)
+        let context = RetryContext(
+            url: URL(fileURLWithPath: "/x"), error: .requestError(reason: .taskCancelled(task: nil, token: nil)))
+        let decision = Mutex<RetryDecision?>(nil)
+        NetworkRetryStrategy(networkMonitor: monitor).retry(context: context) { value in decision.withLock { $0 = value } }
+        let stopped = decision.withLock { decision -> Bool in
+            if case .stop? = decision { return true }
+            return false
+        }
+        #expect(stopped)
+        #expect(monitor.observed.values.isEmpty)
+    }
+
+    @Test func usableInterfacesAreRunningAddressedAndNotLoopback() {
+        let eth = NetworkInterface(name: "eth0", isUpAndRunning: true, isLoopback: false, address: .ipv4)
+        #expect(eth.isUsable)
+        #expect(!NetworkInterface(name: "lo", isUpAndRunning: true, isLoopback: true, address: .ipv4).isUsable)
+        #expect(!NetworkInterface(name: "eth0", isUpAndRunning: false, isLoopback: false, address: .ipv4).isUsable)
+        #expect(!NetworkInterface(name: "eth0", isUpAndRunning: true, isLoopback: false, address: .ipv6(linkLocal: true)).isUsable)
+        #expect(NetworkInterface(name: "eth0", isUpAndRunning: true, isLoopback: false, address: .ipv6(linkLocal: false)).isUsable)
+        #expect(!NetworkInterface(name: "eth0", isUpAndRunning: true, isLoopback: false, address: .none).isUsable)
+        #expect(!NetworkInterface.anyUsable([]))
+        // The system's list always has the loopback interface, marked as such.
+        let system = NetworkInterface.current()
+        #expect(system.contains { $0.name == "lo" && $0.isLoopback })
+        #expect(NetworkMonitor.default.isConnected == NetworkInterface.anyUsable(system))
+    }
+
+    @Test func anObserverEndsByItsTimeoutWhenNothingChanges() async throws {
+        let monitor = NetworkMonitor(interfaces: { [] })
+        #expect(!monitor.isConnected)
+        let outcome = Recorder<Bool>()
+        _ = monitor.observeConnectivity(timeoutInterval: 0.01) { outcome.record($0) }
+        #expect(try await withWatchdog(.seconds(10)) { await outcome.wait(for: 1) } == [false])
+        let cancelled = Recorder<Bool>()
+        // Cancelled well before its timer; the next observer's later timer shows the first stayed silent.
+        monitor.observeConnectivity(timeoutInterval: 0.5) { cancelled.record($0) }.cancel()
+        _ = monitor.observeConnectivity(timeoutInterval: 1) { outcome.record($0) }
+        #expect(try await withWatchdog(.seconds(10)) { await outcome.wait(for: 2) } == [false, false])
+        #expect(cancelled.values.isEmpty)
+    }
+
+    /// Whether this process may create network interfaces (root with CAP_NET_ADMIN and `ip`).
+    static let canChangeInterfaces: Bool = runIP(["link", "add", "kfprobe0", "type", "veth", "peer", "name", "kfprobe1"])
+        && runIP(["link", "del", "kfprobe0"])
+
+    @discardableResult
+    static func runIP(_ arguments: [String]) -> Bool {
+        guard let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ip)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus == 0
+        } catch {
+            return false
+        }
+    }
+
+    /// A real rtnetlink event (a veth pair created and removed) wakes the monitor, which then reads
+    /// the interfaces again; the interface list is the test's, so the host's network is untouched.
+    @Test(.enabled(if: canChangeInterfaces, "needs CAP_NET_ADMIN and iproute2"))
+    func aKernelInterfaceChangeWakesTheMonitor() async throws {
+        let usable = Mutex(false)
+        let reads = Recorder<Bool>()
+        let monitor = NetworkMonitor(interfaces: {
+            let now = usable.withLock { $0 }
+            reads.record(now)
+            return now ? [NetworkInterface(name: "test0", isUpAndRunning: true, isLoopback: false, address: .ipv4)] : []
+        })
+        let outcome = Recorder<Bool>()
+        let observer = monitor.observeConnectivity(timeoutInterval: nil) { outcome.record($0) }
+        // The check made right after registering sees no network.
+        #expect(try await withWatchdog(.seconds(10)) { await reads.wait(for: 1) } == [false])
+        usable.withLock { $0 = true }
+        let name = "kfnm\(getpid() % 100_000)"
+        #expect(Self.runIP(["link", "add", name, "type", "veth", "peer", "name", name + "p"]))
+        defer { Self.runIP(["link", "del", name]) }
+        #expect(try await withWatchdog(.seconds(10)) { await outcome.wait(for: 1) } == [true])
+        observer.cancel()
+    }
+}
