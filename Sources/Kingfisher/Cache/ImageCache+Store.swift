@@ -6,7 +6,8 @@ extension ImageCache {
     ///
     /// The memory store is done when this returns. The disk bytes come from the options'
     /// `cacheSerializer` (given `original`, the data the image was decoded from, when known);
-    /// `completionHandler` runs once the disk write is done, on `options.callbackQueue`.
+    /// `completionHandler` runs once the disk write is done, on `options.callbackQueue`. An image
+    /// loaded for an image target that a newer request superseded goes to disk only, never memory.
     public func store(
         _ image: KFCrossPlatformImage,
         original: Data? = nil,
@@ -16,7 +17,9 @@ extension ImageCache {
         completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil
     ) {
         let computedKey = key.computedKey(with: options.processor.identifier)
-        memoryStorage.store(value: image, forKey: computedKey, expiration: options.memoryCacheExpiration)
+        if options.isCurrentSourceTask {
+            memoryStorage.store(value: image, forKey: computedKey, expiration: options.memoryCacheExpiration)
+        }
 
         guard toDisk, !options.cacheMemoryOnly else {
             if let completionHandler {
