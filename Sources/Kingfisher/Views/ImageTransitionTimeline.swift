@@ -72,7 +72,9 @@ public final class ImageTransitionTimeline {
         if !isStarted { start(at: time) }
         guard !isFinished else { return easedProgress }
         let elapsed = time - startTime
-        progress = duration > 0 ? min(1, max(0, elapsed / duration)) : 1
+        // Within a microsecond of the end counts as the end, so `start + duration` always finishes
+        // despite rounding in the clock's arithmetic.
+        progress = elapsed + Self.endTolerance >= duration ? 1 : max(0, elapsed / duration)
         if progress >= 1 { finish(completed: true) }
         return easedProgress
     }
@@ -95,6 +97,9 @@ public final class ImageTransitionTimeline {
         self.onFinish = nil
         onFinish?(completed)
     }
+
+    /// How close to the end, in seconds, counts as the end.
+    static let endTolerance: TimeInterval = 1e-6
 
     /// `t` (0...1) shaped by the curve in `options`.
     static func ease(_ t: Double, options: ImageTransition.AnimationOptions) -> Double {
