@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Holds a target for closures that leave the main actor and come back to it; the target is only
 /// ever touched on the main actor, which this class's isolation enforces.
@@ -10,14 +11,38 @@ final class ImageTargetBox<Base: KingfisherImageSettable> {
 
 /// Runs main-actor work from any thread.
 enum MainActorHop {
-    /// Runs `block` on the main actor: at once when `allowSync` and already on the main thread,
-    /// otherwise in a later turn of the main queue (in the order of the calls).
-    static func run(allowSync: Bool, _ block: @escaping @MainActor @Sendable () -> Void) {
-        if allowSync, Thread.isMainThread {
+    /// Runs `block` on the main actor: at once when `inline` (the caller is already on it),
+    /// otherwise in a later turn of the main queue, in the order of the calls.
+    static func run(inline: Bool = false, _ block: @escaping @MainActor @Sendable () -> Void) {
+        if inline {
             MainActor.assumeIsolated { block() }
         } else {
             DispatchQueue.main.async { MainActor.assumeIsolated { block() } }
         }
+    }
+}
+
+/// Tells a callback whether it runs inside the `setImage` call that started it, on that call's
+/// thread (so on the main actor), as a memory hit does.
+///
+/// `Thread.isMainThread` cannot tell: the main actor's jobs do not always run on the thread
+/// Foundation calls main.
+final class CallerWindow: Sendable {
+    private let thread: Mutex<ObjectIdentifier?>
+
+    /// A window open on the calling thread.
+    init() {
+        thread = Mutex(ObjectIdentifier(Thread.current))
+    }
+
+    /// Whether the window is open and this is its thread.
+    var isInside: Bool {
+        thread.withLock { $0 == ObjectIdentifier(Thread.current) }
+    }
+
+    /// Closes the window: later callbacks are not inside the call.
+    func close() {
+        thread.withLock { $0 = nil }
     }
 }
 
@@ -58,23 +83,24 @@ extension KingfisherWrapper where Base: KingfisherImageSettable {
         var progress: DownloadProgressBlock?
         if let progressBlock {
             progress = { @Sendable (received: Int64, total: Int64) in
-                MainActorHop.run(allowSync: true) {
+                MainActorHop.run {
                     if state.isCurrent(issued) { progressBlock(received, total) }
                 }
             }
         }
         let box = ImageTargetBox(base)
-        let allowSync = !options.asyncCacheTypeCheck
+        let window = CallerWindow()
+        if options.asyncCacheTypeCheck { window.close() }
         let finalOptions = options
         let task = KingfisherManager.shared.retrieveImage(
             with: source, parsedOptions: options, progressBlock: progress,
             downloadTaskUpdated: { task in
-                MainActorHop.run(allowSync: true) {
+                MainActorHop.run {
                     if state.isCurrent(issued) { state.imageTask = task }
                 }
             },
             completionHandler: { result in
-                MainActorHop.run(allowSync: allowSync) {
+                MainActorHop.run(inline: window.isInside) {
                     indicator?.stopAnimatingView()
                     box.base.kf.finish(
                         result, issued: issued, source: source, options: finalOptions,
@@ -82,6 +108,7 @@ extension KingfisherWrapper where Base: KingfisherImageSettable {
                 }
             }
         )
+        window.close()
         if state.isCurrent(issued) { state.imageTask = task }
         return task
     }

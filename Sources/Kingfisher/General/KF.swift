@@ -99,7 +99,7 @@ extension KF {
             var progressBlock: DownloadProgressBlock?
             if !progress.isEmpty {
                 progressBlock = { @Sendable (received: Int64, total: Int64) in
-                    MainActorHop.run(allowSync: true) {
+                    MainActorHop.run {
                         for handler in progress { handler(received, total) }
                     }
                 }
