@@ -241,11 +241,11 @@ import Testing
         try await ViewKit.run { env in
             env.server.route("/as.png", .ok(ViewKit.png(5)))
             let view = TestImageView()
-            let result = try await view.kf.setImage(with: env.server.url("/as.png"), options: env.options)
+            let result = try await view.kf.setImageAsync(with: env.server.url("/as.png"), options: env.options)
             #expect(result.image.pixelWidth == 6)
             #expect(view.image?.pixelWidth == 6)
             await #expect(throws: KingfisherError.self) {
-                try await view.kf.setImage(with: nil as URL?)
+                try await view.kf.setImageAsync(with: nil as URL?)
             }
         }
     }
@@ -257,7 +257,7 @@ import Testing
             #expect(view.kingfisherState === view.kingfisherState)
             let other = StatelessImageView()
             #expect(view.kingfisherState !== other.kingfisherState)
-            let result = try await view.kf.setImage(with: env.server.url("/st.png"), options: env.options)
+            let result = try await view.kf.setImageAsync(with: env.server.url("/st.png"), options: env.options)
             #expect(result.cacheType == CacheType.none)
             #expect(view.image?.pixelWidth == 2)
             #expect(KingfisherTargetState.sideTableCount >= 2)

@@ -5,10 +5,13 @@ import Synchronization
 extension KingfisherWrapper where Base: KingfisherImageSettable {
     /// Loads and shows the image of `source`, as the callback form does, and returns its result.
     ///
-    /// Cancelling the Swift task cancels the request. A superseded request throws
+    /// Named apart from `setImage(with:)` on purpose: Swift prefers an `async` overload inside
+    /// async code, so an `async setImage(with:)` would turn every plain
+    /// `imageView.kf.setImage(with: url)` written in a `Task` or an async function into a call
+    /// that needs `try await`. Cancelling the Swift task cancels the request. A superseded request throws
     /// `.imageSettingError(.notCurrentSourceTask)`; a `nil` source throws `.emptySource`.
     @discardableResult
-    public func setImage(
+    public func setImageAsync(
         with source: Source?,
         placeholder: (any Placeholder)? = nil,
         options: KingfisherOptionsInfo? = nil,
@@ -37,27 +40,27 @@ extension KingfisherWrapper where Base: KingfisherImageSettable {
         }
     }
 
-    /// Loads and shows the image of `resource` and returns its result; see the `Source` form.
+    /// Loads and shows the image of `resource` and returns its result; see ``setImageAsync(with:placeholder:options:progressBlock:)-(Source?,_,_,_)``.
     @discardableResult
-    public func setImage(
+    public func setImageAsync(
         with resource: (any Resource)?,
         placeholder: (any Placeholder)? = nil,
         options: KingfisherOptionsInfo? = nil,
         progressBlock: DownloadProgressBlock? = nil
     ) async throws -> RetrieveImageResult {
-        try await setImage(with: resource?.convertToSource(), placeholder: placeholder, options: options,
+        try await setImageAsync(with: resource?.convertToSource(), placeholder: placeholder, options: options,
                            progressBlock: progressBlock)
     }
 
-    /// Loads and shows the image `provider` supplies and returns its result; see the `Source` form.
+    /// Loads and shows the image `provider` supplies and returns its result; see ``setImageAsync(with:placeholder:options:progressBlock:)-(Source?,_,_,_)``.
     @discardableResult
-    public func setImage(
+    public func setImageAsync(
         with provider: (any ImageDataProvider)?,
         placeholder: (any Placeholder)? = nil,
         options: KingfisherOptionsInfo? = nil,
         progressBlock: DownloadProgressBlock? = nil
     ) async throws -> RetrieveImageResult {
-        try await setImage(with: provider.map { Source.provider($0) }, placeholder: placeholder, options: options,
+        try await setImageAsync(with: provider.map { Source.provider($0) }, placeholder: placeholder, options: options,
                            progressBlock: progressBlock)
     }
 }

@@ -10,7 +10,19 @@ final class TestImageView: KingfisherHasImageComponent {
     let kingfisherState = KingfisherTargetState()
 
     var image: KFCrossPlatformImage? {
-        didSet { history.append(image) }
+        didSet {
+            history.append(image)
+            let ready = imageWaiters.filter { $0.predicate(image) }
+            imageWaiters.removeAll { $0.predicate(image) }
+            for waiter in ready { waiter.continuation.resume() }
+        }
+    }
+    private var imageWaiters: [(predicate: (KFCrossPlatformImage?) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// Returns once the target shows an image matching `predicate` (at once if it already does).
+    func waitForImage(where predicate: @escaping (KFCrossPlatformImage?) -> Bool) async {
+        if predicate(image) { return }
+        await withCheckedContinuation { imageWaiters.append((predicate, $0)) }
     }
     /// Every image set, in order (`nil` for a clear).
     private(set) var history: [KFCrossPlatformImage?] = []
