@@ -154,10 +154,11 @@ struct GatedFailingProvider: ImageDataProvider {
             let completions = Recorder<Int>()
             var counts = [Int](repeating: 0, count: 1_000)
             var last = [Int](repeating: -1, count: 50)
-            var generator = SystemRandomNumberGenerator()
+            var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
             for call in 0..<1_000 {
                 let target = call % 50
-                let index = Int.random(in: 0..<100, using: &generator)
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let index = Int(seed >> 33) % 100
                 last[target] = index
                 views[target].kf.setImage(with: urls[index], options: env.options) { _ in
                     counts[call] += 1
