@@ -8,7 +8,8 @@ extension ImageCache {
     /// choices (scale, first frame only), and a later lookup with other choices misses it so the
     /// image is made again from the original bytes. The disk bytes come from the options'
     /// `cacheSerializer` (given `original`, the data the image was decoded from, when known);
-    /// `completionHandler` runs once the disk write is done, on `options.callbackQueue`.
+    /// `completionHandler` runs once the disk write is done, on `options.callbackQueue`. An image
+    /// loaded for an image target that a newer request superseded goes to disk only, never memory.
     public func store(
         _ image: KFCrossPlatformImage,
         original: Data? = nil,
@@ -18,9 +19,11 @@ extension ImageCache {
         completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil
     ) {
         let computedKey = key.computedKey(with: options.processor.identifier)
-        var tagged = image
-        tagged.creatingTag = options.imageCreatingTag
-        memoryStorage.store(value: tagged, forKey: computedKey, expiration: options.memoryCacheExpiration)
+if options.isCurrentSourceTask {
+            var tagged = image
+            tagged.creatingTag = options.imageCreatingTag
+            memoryStorage.store(value: tagged, forKey: computedKey, expiration: options.memoryCacheExpiration)
+        }
 
         guard toDisk, !options.cacheMemoryOnly else {
             if let completionHandler {

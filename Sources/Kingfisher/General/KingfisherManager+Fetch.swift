@@ -9,7 +9,7 @@ struct FetchedImage: Sendable {
 extension KingfisherManager {
     /// Downloads or provides `source`, processes it, caches it and delivers it.
     func fetch(_ source: Source, _ retrieval: ManagedRetrieval) {
-        guard retrieval.isActive else { return }
+        guard retrieval.isActive, !stopIfSuperseded(source, retrieval) else { return }
         switch source {
         case .network(let resource):
             download(resource, source: source, retrieval)
@@ -23,6 +23,9 @@ extension KingfisherManager {
         options.callbackQueue = .untouch
         if let queue = options.processingQueue {
             options.processor = QueuedProcessor(wrapped: options.processor, queue: queue)
+        }
+        if let checker = options.sourceTaskIdentifierChecker, let strategy = options.retryStrategy {
+            options.retryStrategy = SupersededStopsRetry(wrapped: strategy, isCurrent: checker)
         }
         let stage = retrieval.beginStage()
         let task = downloader(for: options).downloadImage(

@@ -8,7 +8,7 @@ extension KingfisherManager {
         let options = retrieval.options
         let target = targetCache(for: options)
         let key = source.cacheKey
-        guard retrieval.isActive else { return }
+        guard retrieval.isActive, !stopIfSuperseded(source, retrieval) else { return }
         if options.forceRefresh {
             fetchUnlessCacheOnly(source, retrieval)
             return
@@ -72,6 +72,7 @@ extension KingfisherManager {
     /// Builds the processed image from an original in the original cache (memory or disk),
     /// without network, and stores it in the target cache; falls back to a fetch on a miss.
     func processCachedOriginal(_ source: Source, _ retrieval: ManagedRetrieval) {
+        guard !stopIfSuperseded(source, retrieval) else { return }
         let options = retrieval.options
         let target = targetCache(for: options)
         let originalCache = originalCache(for: options)
@@ -142,11 +143,12 @@ extension KingfisherManager {
 
     /// Ends the retrieval with `error`, or moves on to the next alternative source.
     ///
-    /// Cancellation never moves on. When the options list alternative sources and all failed,
+    /// Cancellation, and a request its image target superseded, never move on. When the options
+    /// list alternative sources and all failed,
     /// the error is `.imageSettingError(.alternativeSourcesExhausted)` with each failure.
     func fail(_ source: Source, _ error: KingfisherError, _ retrieval: ManagedRetrieval) {
         guard retrieval.isActive else { return }
-        guard !error.isTaskCancelled else {
+        guard !error.isTaskCancelled, retrieval.options.isCurrentSourceTask else {
             retrieval.finish(.failure(error))
             return
         }

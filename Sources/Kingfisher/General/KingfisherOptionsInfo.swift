@@ -6,8 +6,9 @@ public typealias KingfisherOptionsInfo = [KingfisherOptionsInfoItem]
 /// One option of a request.
 ///
 /// Every item that means something without a user interface is honoured by ``KingfisherManager``.
-/// The view-only items (`keepCurrentImageWhileLoading`, `onFailureImage`) are accepted and parsed
-/// so shared option lists compile, but nothing in this library shows images, so they change nothing.
+/// The items about showing an image (`transition`, `forceTransition`, `keepCurrentImageWhileLoading`,
+/// `onFailureImage`, `asyncCacheTypeCheck`) act through `kf.setImage` on an image target
+/// (``KingfisherImageSettable``); a direct manager call parses them and ignores them.
 public enum KingfisherOptionsInfoItem: Sendable {
     /// Decode and process at this scale (pixels per point). Default 1.
     case scaleFactor(CGFloat)
@@ -78,10 +79,23 @@ public enum KingfisherOptionsInfoItem: Sendable {
     /// Used instead of the source when the caller marks a low-data situation; accepted for
     /// compatibility, there is no system low-data signal on Linux.
     case lowDataMode(Source?)
-    /// View-only: keep the current image while loading. No effect without a view.
+    /// Image targets: keep the image the target shows while loading instead of showing the
+    /// placeholder (a target with no image still gets the placeholder).
     case keepCurrentImageWhileLoading
-    /// View-only: the image a view shows on failure. No effect without a view.
+    /// Image targets: the image shown when the retrieval fails; `nil` clears the target.
     case onFailureImage(KFCrossPlatformImage?)
+    /// Image targets: how a loaded image replaces the old one. Runs only for images that were
+    /// downloaded or provided (`cacheType == .none`) unless `forceTransition` is set. Default `.none`.
+    case transition(ImageTransition)
+    /// Image targets: run the `transition` for cache hits too.
+    case forceTransition
+    /// ``ImagePrefetcher``: load images that are only on disk into memory as well.
+    case alsoPrefetchToMemory
+    /// Image targets: never finish `setImage` before it returns, even for a memory hit; the
+    /// completion always runs in a later turn of the main actor.
+    case asyncCacheTypeCheck
+    /// Show a progressive JPEG as its scans arrive, as ``ImageProgressive`` describes.
+    case progressiveJPEG(ImageProgressive)
 }
 
 /// The parsed form of ``KingfisherOptionsInfo`` that processors, serializers and modifiers read.
@@ -150,10 +164,24 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var alternativeSources: [Source]?
     /// The low-data source, if given.
     public var lowDataModeSource: Source?
-    /// View-only; parsed, no effect.
+    /// Image targets: keep the current image while loading.
     public var keepCurrentImageWhileLoading = false
-    /// View-only; parsed, no effect.
+    /// Image targets: the image for a failure (`.some(nil)` clears); `nil` leaves the target as it is.
     public var onFailureImage: KFCrossPlatformImage??
+    /// Image targets: the transition for loaded images.
+    public var transition: ImageTransition = .none
+    /// Image targets: run the transition for cache hits too.
+    public var forceTransition = false
+    /// Prefetching also loads disk-only images into memory.
+    public var alsoPrefetchToMemory = false
+    /// Image targets: never complete synchronously.
+    public var asyncCacheTypeCheck = false
+    /// Progressive JPEG display, when set.
+    public var progressiveJPEG: ImageProgressive?
+    /// Whether the request that carries these options is still the one its image target waits
+    /// for; `nil` for requests that are not made for a target. Set by `kf.setImage`, read from any
+    /// thread by the manager and the cache to stop superseded work early.
+    var sourceTaskIdentifierChecker: (@Sendable () -> Bool)?
 
     /// Parses `info`; `nil` gives the defaults.
     public init(_ info: KingfisherOptionsInfo?) {
@@ -193,8 +221,19 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .lowDataMode(let value): lowDataModeSource = value
             case .keepCurrentImageWhileLoading: keepCurrentImageWhileLoading = true
             case .onFailureImage(let value): onFailureImage = .some(value)
+            case .transition(let value): transition = value
+            case .forceTransition: forceTransition = true
+            case .alsoPrefetchToMemory: alsoPrefetchToMemory = true
+            case .asyncCacheTypeCheck: asyncCacheTypeCheck = true
+            case .progressiveJPEG(let value): progressiveJPEG = value
             }
         }
+    }
+
+    /// `false` when these options belong to an image-target request that a newer request on the
+    /// same target has superseded.
+    var isCurrentSourceTask: Bool {
+        sourceTaskIdentifierChecker?() ?? true
     }
 
     /// The decoding options these options imply.

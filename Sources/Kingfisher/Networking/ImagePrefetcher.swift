@@ -94,7 +94,8 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    /// Whether a source cached only on disk is loaded into memory too. Default `false`.
+    /// Whether a source cached only on disk is loaded into memory too. Default `false`, or `true`
+    /// when the options hold `.alsoPrefetchToMemory`.
     ///
     /// Set it before ``start()``. Such a source still counts as skipped.
     public var alsoPrefetchToMemory: Bool {
@@ -136,6 +137,9 @@ public final class ImagePrefetcher: Sendable {
         self.manager = manager
         self.retrievalOptions = (options ?? []) + [.callbackQueue(.untouch), .waitForCache]
         self.parsedOptions = KingfisherParsedOptionsInfo(manager.defaultOptions + (options ?? []))
+        if parsedOptions.alsoPrefetchToMemory {
+            state.withLock { $0.alsoPrefetchToMemory = true }
+        }
         self.sourceProgress = sourceProgress
         self.sourceCompletion = sourceCompletion
         self.resourceProgress = resourceProgress

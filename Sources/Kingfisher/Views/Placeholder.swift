@@ -1,0 +1,29 @@
+import Foundation
+
+/// Something an image target shows while its image loads: an image, or a view of the toolkit
+/// (a label, a shimmer) that places itself on the target.
+///
+/// `kf.setImage` calls ``add(to:)`` when it shows the placeholder and ``remove(from:)`` when the
+/// loaded image (or `onFailureImage`, or the next placeholder) replaces it. An image is a
+/// placeholder out of the box; a view placeholder conforms and adds itself to the target's
+/// widget in ``add(to:)``, casting the target to the toolkit type it knows.
+public protocol Placeholder {
+    /// Shows the placeholder on `target`.
+    @MainActor func add(to target: any KingfisherImageSettable)
+    /// Takes the placeholder off `target`.
+    @MainActor func remove(from target: any KingfisherImageSettable)
+}
+
+extension KFCrossPlatformImage: Placeholder {
+    /// Sets this image as the target's image.
+    @MainActor public func add(to target: any KingfisherImageSettable) {
+        target.setImage(self, options: KingfisherParsedOptionsInfo(nil))
+    }
+
+    /// Clears the target's image when it is still this placeholder.
+    @MainActor public func remove(from target: any KingfisherImageSettable) {
+        if target.getImage() == self {
+            target.setImage(nil, options: KingfisherParsedOptionsInfo(nil))
+        }
+    }
+}
