@@ -130,6 +130,27 @@ final class TestHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 handler.writeBody(context, body)
                 handler.finish(context, close: !keepAlive)
             }
+        case .paced(let pieces, let gates):
+            writeHead(context, head, response, contentLength: length, keepAlive: keepAlive)
+            context.flush()
+            guard bodyAllowed else { return finish(context, close: !keepAlive) }
+            pace(context, body, pieces: pieces[...], gates: gates[...], keepAlive: keepAlive)
+        }
+    }
+
+    /// Sends the next piece of `body` once its gate opens, then the rest the same way.
+    private func pace(
+        _ context: ChannelHandlerContext, _ body: ByteBuffer, pieces: ArraySlice<Int>, gates: ArraySlice<TestGate>,
+        keepAlive: Bool
+    ) {
+        guard let size = pieces.first, let gate = gates.first else { return finish(context, close: !keepAlive) }
+        waitFor(gate, context) { handler, context in
+            var rest = body
+            if let piece = rest.readSlice(length: min(size, rest.readableBytes)) {
+                handler.writeBody(context, piece)
+                context.flush()
+            }
+            handler.pace(context, rest, pieces: pieces.dropFirst(), gates: gates.dropFirst(), keepAlive: keepAlive)
         }
     }
 

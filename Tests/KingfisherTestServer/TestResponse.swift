@@ -18,6 +18,8 @@ public struct TestResponse: Sendable {
         case held(TestGate)
         /// Headers at once, the body once the gate opens.
         case heldBody(TestGate)
+        /// Headers at once, then the body's pieces, piece `i` once gate `i` opens.
+        case paced(pieces: [Int], gates: [TestGate])
         /// Declares `declared` bytes in `Content-Length`; see ``TestResponse/wrongContentLength(_:declared:)``.
         case wrongContentLength(declared: Int)
         /// No framing header; the body ends when the server closes the connection.
@@ -102,6 +104,16 @@ public struct TestResponse: Sendable {
         TestResponse(
             statusCode: 200, body: body, headers: [("Content-Type", "application/octet-stream")],
             delivery: .heldBody(gate))
+    }
+
+    /// `200 OK` whose headers (with `Content-Length`) go out at once and whose body goes out in
+    /// pieces of the given sizes, each once its own gate opens (in order: piece `i + 1` waits for
+    /// piece `i` too). `pieces` and `gates` have the same count; the sizes add up to the body's.
+    public static func paced(_ body: Data, pieces: [Int], gates: [TestGate]) -> TestResponse {
+        precondition(pieces.count == gates.count && pieces.reduce(0, +) == body.count, "pieces must cover the body, one gate each")
+        return TestResponse(
+            statusCode: 200, body: body, headers: [("Content-Type", "image/jpeg")],
+            delivery: .paced(pieces: pieces, gates: gates))
     }
 
     /// `200 OK` with `Content-Length: declared`, which does not match `body.count`.

@@ -91,6 +91,21 @@ extension KingfisherWrapper where Base: KingfisherImageSettable {
         let box = ImageTargetBox(base)
         let window = CallerWindow()
         if options.asyncCacheTypeCheck { window.close() }
+        if let progressive = options.progressiveJPEG {
+            let displayOptions = options
+            options.progressiveImageSetter = { image in
+                MainActorHop.run {
+                    // The final image clears the identifier first, so nothing partial follows it.
+                    guard state.isCurrent(issued) else { return }
+                    switch progressive.onImageUpdated?(image) ?? .default {
+                    case .default: box.base.setImage(image, options: displayOptions)
+                    case .keepCurrent: return
+                    case .replace(let replacement): box.base.setImage(replacement, options: displayOptions)
+                    }
+                    box.base.kf.replacePlaceholder(with: nil, clearingWhenNil: false)
+                }
+            }
+        }
         let finalOptions = options
         let task = KingfisherManager.shared.retrieveImage(
             with: source, parsedOptions: options, progressBlock: progress,

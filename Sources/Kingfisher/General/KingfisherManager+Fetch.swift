@@ -28,10 +28,18 @@ extension KingfisherManager {
             options.retryStrategy = SupersededStopsRetry(wrapped: strategy, isCurrent: checker)
         }
         let stage = retrieval.beginStage()
+        var progressive: ImageProgressiveProvider?
+        var dataObserver: (@Sendable (Data) -> Void)?
+        if let description = options.progressiveJPEG, let setter = options.progressiveImageSetter {
+            let provider = ImageProgressiveProvider(progressive: description, options: retrieval.options, onImage: setter)
+            progressive = provider
+            dataObserver = { provider.append($0) }
+        }
         let task = downloader(for: options).downloadImage(
             with: resource.downloadURL, options: options, source: source,
-            progressBlock: retrieval.progress
-        ) { [self] result in
+            progressBlock: retrieval.progress, dataObserver: dataObserver
+        ) { [self, progressive] result in
+            progressive?.finish()
             guard retrieval.endStage(stage) else { return }
             retrieval.link(nil)
             switch result {
@@ -99,11 +107,12 @@ extension ImageDownloader {
         options: KingfisherParsedOptionsInfo,
         source: Source,
         progressBlock: DownloadProgressBlock?,
+        dataObserver: (@Sendable (Data) -> Void)? = nil,
         completionHandler: @escaping @Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void
     ) -> DownloadTask? {
         let task = DownloadTask(
             url: url, options: options, downloader: self, source: source,
-            progressBlock: progressBlock, completion: completionHandler)
+            progressBlock: progressBlock, dataObserver: dataObserver, completion: completionHandler)
         return startAttempt(task) ? task : nil
     }
 }

@@ -182,6 +182,9 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     /// for; `nil` for requests that are not made for a target. Set by `kf.setImage`, read from any
     /// thread by the manager and the cache to stop superseded work early.
     var sourceTaskIdentifierChecker: (@Sendable () -> Bool)?
+    /// Set by an image target's `setImage` with `.progressiveJPEG`: shows a partial image (from
+    /// any thread; the target hops to the main actor and checks the request is still current).
+    var progressiveImageSetter: (@Sendable (KFCrossPlatformImage) -> Void)?
 
     /// Parses `info`; `nil` gives the defaults.
     public init(_ info: KingfisherOptionsInfo?) {

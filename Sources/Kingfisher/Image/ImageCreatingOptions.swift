@@ -48,11 +48,15 @@ public struct ImageEncodingOptions: Sendable, Hashable {
     public var compressionQuality: CGFloat
     /// Write WebP losslessly instead of lossy.
     public var lossless: Bool
+    /// Write JPEG as a progressive file (libjpeg's default scan script), which a viewer can show
+    /// coarse first and sharpen as it arrives.
+    public var progressive: Bool
 
-    /// Makes options; the default quality is 0.9 and WebP is lossy.
-    public init(compressionQuality: CGFloat = 0.9, lossless: Bool = false) {
+    /// Makes options; the default quality is 0.9, WebP is lossy and JPEG baseline.
+    public init(compressionQuality: CGFloat = 0.9, lossless: Bool = false, progressive: Bool = false) {
         self.compressionQuality = compressionQuality
         self.lossless = lossless
+        self.progressive = progressive
     }
 
     /// The quality as libjpeg and libwebp count it, 1...100.

@@ -46,6 +46,9 @@ public final class DownloadTask: Sendable {
     /// Set on a manager-level task: what ``cancel()`` runs instead of cancelling a transfer.
     private let cancelHook: (@Sendable () -> Void)?
     private let progressBlock: DownloadProgressBlock?
+    /// Given each piece of the body as it arrives (the progressive JPEG decoder); set before the
+    /// task starts.
+    let dataObserver: (@Sendable (Data) -> Void)?
     private let completion: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?
     private let state = Mutex(State())
     let retryContext = Mutex<RetryContext?>(nil)
@@ -56,6 +59,7 @@ public final class DownloadTask: Sendable {
         downloader: ImageDownloader,
         source: Source? = nil,
         progressBlock: DownloadProgressBlock?,
+        dataObserver: (@Sendable (Data) -> Void)? = nil,
         completion: (@Sendable (Result<ImageLoadingResult, KingfisherError>) -> Void)?
     ) {
         self.url = url
@@ -64,6 +68,7 @@ public final class DownloadTask: Sendable {
         self.source = source
         self.cancelHook = nil
         self.progressBlock = progressBlock
+        self.dataObserver = dataObserver
         self.completion = completion
     }
 
@@ -77,6 +82,7 @@ public final class DownloadTask: Sendable {
         self.source = source
         self.cancelHook = onCancel
         self.progressBlock = nil
+        self.dataObserver = nil
         self.completion = nil
     }
 
@@ -163,6 +169,12 @@ public final class DownloadTask: Sendable {
             guard isActive else { return }
             progressBlock(received, total)
         }
+    }
+
+    /// Hands a piece of the body to the data observer, while the caller still waits.
+    func reportData(_ piece: Data) {
+        guard let dataObserver, isActive else { return }
+        dataObserver(piece)
     }
 
     /// Delivers the result on the callback queue; only the first call has an effect.

@@ -155,8 +155,13 @@ extension SessionDataTask {
             }
             watchdog.touch()
             part.withUnsafeReadableBytes { data.append(contentsOf: $0) }
-            for caller in activeCallers {
+            let callers = activeCallers
+            for caller in callers {
                 caller.reportProgress(received: received, total: total)
+            }
+            if callers.contains(where: { $0.dataObserver != nil }) {
+                let piece = Data(part.readableBytesView)
+                for caller in callers { caller.reportData(piece) }
             }
         }
         try Task.checkCancellation()

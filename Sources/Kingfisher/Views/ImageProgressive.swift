@@ -3,9 +3,11 @@ import Foundation
 /// How an image target shows a progressive JPEG while its scans arrive, set with
 /// `.progressiveJPEG(_:)`.
 ///
-/// This type and its option describe the behaviour; the scan-by-scan decoding that acts on them
-/// belongs to the progressive decoder (issue 15). Until it lands, the option is parsed and a
-/// progressive JPEG is shown once, complete.
+/// With the option, `kf.setImage` shows each completed scan of a downloading progressive JPEG:
+/// decoded from the bytes so far, run through the request's processor, blurred while coarse (with
+/// `isBlur`), and set on the target through ``onImageUpdated``'s choice, until the final image
+/// replaces it. A baseline JPEG, a cache hit or a data provider gives no partial image, nor does a
+/// request the target has moved on from.
 public struct ImageProgressive: Sendable {
     /// What a target does with a partial image that a scan produced.
     public enum UpdatingStrategy: Sendable {

@@ -77,7 +77,7 @@ enum JPEGCodec: ImageCodec {
         let status = frame.pixels.withUnsafeBufferPointer { pixels -> Int32 in
             guard let base = pixels.baseAddress else { return 0 }
             return kf_jpeg_encode(base, Int32(frame.width), Int32(frame.height), frame.bytesPerRow,
-                                  Int32(options.qualityPercent), 0, &output, &size, &message, message.count)
+                                  Int32(options.qualityPercent), options.progressive ? 1 : 0, &output, &size, &message, message.count)
         }
         guard status != 0, let bytes = output else {
             throw encodingError(message[0] == 0 ? "libjpeg produced no output" : String(cMessage: message))
