@@ -35,6 +35,9 @@ struct InfoCommand: ParsableCommand, HasOutputOptions {
     @Flag(help: "Decode the whole image as well, so a damaged body is reported.")
     var verify = false
 
+    @Flag(help: "List how long each frame of an animation shows (from the headers; no pixel is decoded).")
+    var frames = false
+
     @OptionGroup var outputOptions: OutputOptions
 
     /// The facts printed, in JSON field order.
@@ -48,6 +51,8 @@ struct InfoCommand: ParsableCommand, HasOutputOptions {
         var orientation: Int
         var hasAlpha: Bool
         var cache: String?
+        /// Seconds per frame, with --frames (a still image has one frame of 0).
+        var frameDurations: [Double]?
     }
 
     func run() throws {
@@ -82,7 +87,8 @@ struct InfoCommand: ParsableCommand, HasOutputOptions {
             width: header.orientedPixelSize.width, height: header.orientedPixelSize.height,
             frames: header.frameCount, loopCount: header.loopCount,
             orientation: header.orientation.rawValue, hasAlpha: header.hasAlpha,
-            cache: cacheState.map(Retrieval.name))
+            cache: cacheState.map(Retrieval.name),
+            frameDurations: frames ? (header.frameDurations.isEmpty ? [0] : header.frameDurations) : nil)
         if verify {
             let (image, took) = try about(file) { try timed { try KFCrossPlatformImage(data: data) } }
             outputOptions.note("\(file): decoded \(image.frames.count) frame(s) of \(image.pixelWidth)×\(image.pixelHeight) in \(milliseconds(took))")
@@ -106,6 +112,13 @@ struct InfoCommand: ParsableCommand, HasOutputOptions {
             alpha:       \(report.hasAlpha ? "yes" : "no")
             """)
             if let cache = report.cache { print("cache:       \(cache)") }
+            if let durations = report.frameDurations {
+                let total = durations.reduce(0, +)
+                print("duration:    \(String(format: "%.3f", total)) s per loop")
+                for (index, duration) in durations.enumerated() {
+                    print("frame \(index + 1):\(String(repeating: " ", count: max(1, 6 - String(index + 1).count)))\(String(format: "%.3f", duration)) s")
+                }
+            }
         }
     }
 

@@ -17,6 +17,9 @@ public struct ImageHeader: Sendable, Hashable {
     public var orientation: ImageOrientation
     /// True when the format says the image may have transparent pixels.
     public var hasAlpha: Bool
+    /// How long each frame of an animation shows, in seconds, after Kingfisher's rule (a delay of
+    /// 0.011 s or less, or none, shows for 0.1 s); empty for a still image.
+    public var frameDurations: [TimeInterval] = []
 
     /// The pixel size once the orientation is applied.
     public var orientedPixelSize: (width: Int, height: Int) {

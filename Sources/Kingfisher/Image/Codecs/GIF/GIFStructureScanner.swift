@@ -44,6 +44,9 @@ struct GIFStructureScanner {
         // the frame before: "restore to background" leaves a transparent hole.
         var nextDisposal = 0
         var previousDisposal = 0
+        // The delay of the last Graphics Control Extension, for the next frame.
+        var nextDelay: Int?
+        var durations: [TimeInterval] = []
         blocks: while offset < bytes.count {
             let introducer = bytes[offset]
             offset += 1
@@ -57,6 +60,8 @@ struct GIFStructureScanner {
                 if previousDisposal == 2 { hasAlpha = true }
                 previousDisposal = nextDisposal
                 nextDisposal = 0
+                durations.append(GIFCodec.frameDuration(centiseconds: nextDelay))
+                nextDelay = nil
                 frameCount += 1
             case 0x21:
                 guard offset < bytes.count else { break blocks }
@@ -66,6 +71,7 @@ struct GIFStructureScanner {
                 if label == 0xF9, first.count >= 4 {
                     if first[0] & 0x01 != 0 { hasAlpha = true }
                     nextDisposal = Int(first[0] >> 2) & 0x07
+                    nextDelay = Int(first[1]) | Int(first[2]) << 8
                 } else if label == 0xFF, GIFCodec.isLoopingExtension(first) {
                     guard let second = subBlock() else { break blocks }
                     if loopCount == nil, let count = GIFCodec.loopCount(fromSubBlock: second) { loopCount = count }
@@ -81,9 +87,11 @@ struct GIFStructureScanner {
         guard frameCount > 0 else {
             throw GIFCodec.decodingError("the data holds no complete image")
         }
-        return ImageHeader(format: .GIF, pixelWidth: width, pixelHeight: height, frameCount: frameCount,
-                           loopCount: frameCount > 1 ? loopCount ?? GIFCodec.loopCountWithoutExtension : 0,
-                           hasAlpha: hasAlpha)
+        var header = ImageHeader(format: .GIF, pixelWidth: width, pixelHeight: height, frameCount: frameCount,
+                                 loopCount: frameCount > 1 ? loopCount ?? GIFCodec.loopCountWithoutExtension : 0,
+                                 hasAlpha: hasAlpha)
+        if frameCount > 1 { header.frameDurations = durations }
+        return header
     }
 
     /// Steps over an image descriptor (after its introducer), its colour table and its compressed

@@ -94,7 +94,17 @@ extension WebPCodec {
         guard width > 0, height > 0, frameCount > 0 else {
             throw decodingError("the animation header gives \(frameCount) frames of \(width)×\(height) pixels")
         }
-        return ImageHeader(format: format, pixelWidth: width, pixelHeight: height, frameCount: frameCount,
-                           loopCount: frameCount > 1 ? loopCount : 0, hasAlpha: hasAlpha)
+        var header = ImageHeader(format: format, pixelWidth: width, pixelHeight: height, frameCount: frameCount,
+                                 loopCount: frameCount > 1 ? loopCount : 0, hasAlpha: hasAlpha)
+        if frameCount > 1 {
+            var iterator = WebPIterator()
+            if WebPDemuxGetFrame(demuxer, 1, &iterator) != 0 {
+                repeat {
+                    header.frameDurations.append(frameDuration(milliseconds: Int(iterator.duration)))
+                } while WebPDemuxNextFrame(&iterator) != 0
+                WebPDemuxReleaseIterator(&iterator)
+            }
+        }
+        return header
     }
 }
