@@ -17,6 +17,7 @@ let package = Package(
         .executableTarget(name: "disk-cache-bench", dependencies: benchDependencies),
         .executableTarget(name: "download-bench", dependencies: benchDependencies),
         .executableTarget(name: "memory-cache-bench", dependencies: benchDependencies),
+        .executableTarget(name: "progressive-bench", dependencies: benchDependencies),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -111,8 +111,15 @@ import Testing
         #expect(played.completions == 1)
         let final = try #require(played.final)
         #expect(final == (try KFCrossPlatformImage(data: data)))
-        // Each partial image is closer to the final one than the one before.
-        let distances = played.updates.map { TestImages.meanDifference($0.firstFrame, final.firstFrame) }
+        // Partial images have the final image's size in points (early ones are decoded smaller,
+        // at a smaller scale), and each is closer to the final image than the one before.
+        #expect(played.updates.allSatisfy { $0.size == final.size })
+        #expect(played.updates.first.map { $0.pixelWidth < final.pixelWidth } == true)
+        let fullSize = ResizingImageProcessor(referenceSize: CGSize(width: final.pixelWidth, height: final.pixelHeight))
+        let distances = try played.updates.map { update in
+            let resized = try #require(fullSize.process(item: .image(update.withScale(1)), options: .init(nil)))
+            return TestImages.meanDifference(resized.firstFrame, final.firstFrame)
+        }
         for (earlier, later) in zip(distances, distances.dropFirst()) {
             #expect(later < earlier)
         }

@@ -98,11 +98,38 @@ final class ImageProgressiveProvider: Sendable {
     }
 
     /// The prefix decoded through the processor, blurred for the first scans.
+    ///
+    /// With the default processor the first scans are decoded smaller, through libjpeg's DCT
+    /// scaling (1/8 for the first scan, which holds little more than one colour per 8×8 block,
+    /// then 1/4 and 1/2), at a scale that keeps the image's size in points: a toolkit draws it as
+    /// large as the final image, and the decode costs a fraction of a full one.
     private func partialImage(from prefix: Data, scanIndex: Int) -> KFCrossPlatformImage? {
-        guard let image = options.processor.process(item: .data(prefix), options: options) else { return nil }
+        let decoded: KFCrossPlatformImage?
+        if options.processor.identifier.isEmpty, let header = try? ImageHeader(data: prefix) {
+            let divisor = Self.scaleDivisor(scanIndex: scanIndex)
+            var creating = options.imageCreatingOptions
+            let size = header.orientedPixelSize
+            creating.minimumPixelSize = CGSize(width: size.width / divisor, height: size.height / divisor)
+            decoded = (try? KFCrossPlatformImage(data: prefix, options: creating)).map {
+                $0.withScale(options.scaleFactor * CGFloat($0.pixelWidth) / CGFloat(max(1, size.width)))
+            }
+        } else {
+            decoded = options.processor.process(item: .data(prefix), options: options)
+        }
+        guard let image = decoded else { return nil }
         guard progressive.isBlur else { return image }
         let radius = Self.blurRadius(scanIndex: scanIndex, width: image.pixelWidth, height: image.pixelHeight)
         return radius > 0 ? image.kf.blurred(withRadius: radius) : image
+    }
+
+    /// How much smaller partial image `scanIndex` (0-based) is decoded: 8, 4, 2, then full size.
+    static func scaleDivisor(scanIndex: Int) -> Int {
+        switch scanIndex {
+        case 0: return 8
+        case 1: return 4
+        case 2, 3: return 2
+        default: return 1
+        }
     }
 
     /// The blur of partial image `scanIndex` (0-based): strong for the first scans, which carry
