@@ -125,6 +125,34 @@ import Testing
         }
     }
 
+    @Test func aSupersededRequestShowsNoFurtherPartialImage() async throws {
+        let data = try Self.jpeg(progressive: true)
+        var tracker = JPEGScanTracker()
+        tracker.update(with: data)
+        let firstCut = tracker.completedScanEnds[1] + 2
+        let gates = [TestGate(), TestGate()]
+        try await ViewKit.run { env in
+            env.server.route("/p.jpg", .paced(data, pieces: [firstCut, data.count - firstCut], gates: gates))
+            env.server.route("/b.png", .ok(ViewKit.png(4)))
+            let view = TestImageView()
+            let a = Recorder<SetResult>(), b = Recorder<SetResult>()
+            view.kf.setImage(
+                with: env.server.url("/p.jpg"),
+                options: env.options + [.progressiveJPEG(ImageProgressive(isBlur: false, isFastestScan: false, scanInterval: 0))]
+            ) { a.record($0) }
+            gates[0].open()
+            await view.waitForImage { _ in view.history.compactMap { $0 }.count >= 1 }
+            view.kf.setImage(with: env.server.url("/b.png"), options: env.options) { b.record($0) }
+            _ = await b.wait(for: 1)
+            let shownBeforeRest = view.history.count
+            gates[1].open()
+            let aResult = await a.wait(for: 1)[0]
+            #expect(aResult.error?.isNotCurrentTask == true)
+            #expect(view.history.count == shownBeforeRest)
+            #expect(view.image?.pixelWidth == 5)
+        }
+    }
+
     @Test func aBaselineJPEGGivesNoPartialImage() async throws {
         let played = try await Self.play(try Self.jpeg(progressive: false), expectUpdates: false)
         #expect(played.updates.isEmpty)
