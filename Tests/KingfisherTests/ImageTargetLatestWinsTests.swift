@@ -17,6 +17,29 @@ final class GatedRetry: RetryStrategy {
     }
 }
 
+/// The default serializer, whose first decode tells the test it started and then waits for it.
+final class GatedSerializer: CacheSerializer {
+    let entered = Recorder<Int>()
+    let release = DispatchSemaphore(value: 0)
+    private let first = Mutex(true)
+
+    func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
+        DefaultCacheSerializer.default.data(with: image, original: original)
+    }
+
+    func image(with data: Data, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        let isFirst = first.withLock { value -> Bool in
+            defer { value = false }
+            return value
+        }
+        if isFirst {
+            entered.record(1)
+            release.wait()
+        }
+        return DefaultCacheSerializer.default.image(with: data, options: options)
+    }
+}
+
 /// A provider that waits for a gate, then fails.
 struct GatedFailingProvider: ImageDataProvider {
     let cacheKey: String
@@ -68,9 +91,14 @@ struct GatedFailingProvider: ImageDataProvider {
             env.server.route("/b.png", .ok(ViewKit.png(1)))
             let view = TestImageView()
             let a = Recorder<SetResult>(), b = Recorder<SetResult>()
+            // A's disk read queues behind a write of the same key that waits for the test, so B
+            // supersedes A before the read ends, whatever the threads' timing.
+            let writeHeld = DispatchSemaphore(value: 0)
+            env.cache.enqueueDiskWrite(for: env.server.url("/a.png").cacheKey) { writeHeld.wait() }
             view.kf.setImage(with: env.server.url("/a.png"), options: env.options) { a.record($0) }
             view.kf.setImage(with: env.server.url("/b.png"), options: env.options) { b.record($0) }
             _ = await b.wait(for: 1)
+            writeHeld.signal()
             let aResult = await a.wait(for: 1)[0]
             #expect(aResult.notCurrent != nil)
             #expect(env.server.requestCount(for: "/a.png") == 0)
@@ -90,9 +118,13 @@ struct GatedFailingProvider: ImageDataProvider {
             env.cache.clearMemoryCache()
             let view = TestImageView()
             let a = Recorder<SetResult>(), b = Recorder<SetResult>()
-            view.kf.setImage(with: urlA, options: env.options + [.processor(processor)]) { a.record($0) }
+            // The original's decode waits until B has superseded A, whatever the threads' timing.
+            let serializer = GatedSerializer()
+            view.kf.setImage(with: urlA, options: env.options + [.processor(processor), .cacheSerializer(serializer)]) { a.record($0) }
+            _ = await serializer.entered.wait(for: 1)
             view.kf.setImage(with: env.server.url("/b.png"), options: env.options) { b.record($0) }
             _ = await b.wait(for: 1)
+            serializer.release.signal()
             #expect(await a.wait(for: 1)[0].notCurrent != nil)
             #expect(processor.runCount == 0)
             #expect(env.server.requestCount(for: "/a.png") == 1)

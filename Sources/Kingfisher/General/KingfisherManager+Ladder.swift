@@ -95,7 +95,9 @@ extension KingfisherManager {
             }
         }, start: { [self] finish in
             let processOriginal: @Sendable (KFCrossPlatformImage?) -> Void = { [self] original in
-                guard let original else {
+                // Reading the original takes a while: a request superseded meanwhile processes
+                // nothing (a caller sharing this work then fetches for itself).
+                guard let original, options.isCurrentSourceTask else {
                     finish(.success(nil))
                     return
                 }
