@@ -79,6 +79,7 @@ extension KingfisherWrapper where Base: KingfisherImageSettable {
         state.imageTask = nil
         options.callbackQueue = .untouch
         options.sourceTaskIdentifierChecker = { state.isCurrent(issued) }
+        options.lazyAnimationFrames = !base.shouldPreloadAllAnimation()
 
         var progress: DownloadProgressBlock?
         if let progressBlock {

@@ -66,7 +66,7 @@ extension KingfisherManager {
 
     /// The options that change how bytes decode, for keys of shared work.
     static func decodingKey(_ options: KingfisherParsedOptionsInfo) -> String {
-        "\(options.scaleFactor)|\(options.onlyLoadFirstFrame)|\(options.forcedExtension ?? "")"
+        "\(options.scaleFactor)|\(options.onlyLoadFirstFrame)|\(options.imageCreatingOptions.preloadAllFrames)|\(options.forcedExtension ?? "")"
     }
 
     /// Builds the processed image from an original in the original cache (memory or disk),

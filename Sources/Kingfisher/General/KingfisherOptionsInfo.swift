@@ -66,8 +66,8 @@ public enum KingfisherOptionsInfoItem: Sendable {
     case waitForCache
     /// Accepted for compatibility: images are always decoded fully off the calling thread here.
     case backgroundDecode
-    /// Accepted for compatibility: animated images are always decoded with every frame unless
-    /// `onlyLoadFirstFrame` is set.
+    /// Decode every frame of an animation at once, also for a target that plays animations lazily
+    /// (whose `shouldPreloadAllAnimation()` is false). Other requests always decode every frame.
     case preloadAllAnimationData
     /// Also store the unprocessed image (in `originalCache`) when a processor is used, so other
     /// processors can later start from it without network.
@@ -154,7 +154,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var waitForCache = false
     /// Parsed for compatibility; decoding always happens off the caller.
     public var backgroundDecode = false
-    /// Parsed for compatibility; every frame is decoded unless `onlyLoadFirstFrame`.
+    /// Decode every frame at once even for a target that plays animations lazily.
     public var preloadAllAnimationData = false
     /// Also cache the unprocessed image.
     public var cacheOriginalImage = false
@@ -182,6 +182,9 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     /// for; `nil` for requests that are not made for a target. Set by `kf.setImage`, read from any
     /// thread by the manager and the cache to stop superseded work early.
     var sourceTaskIdentifierChecker: (@Sendable () -> Bool)?
+    /// Set by `setImage` on a target whose `shouldPreloadAllAnimation()` is false (an animated image
+    /// view): animations decode lazily unless `preloadAllAnimationData` is given.
+    var lazyAnimationFrames = false
     /// Set by an image target's `setImage` with `.progressiveJPEG`: shows a partial image (from
     /// any thread; the target hops to the main actor and checks the request is still current).
     var progressiveImageSetter: (@Sendable (KFCrossPlatformImage) -> Void)?
@@ -241,6 +244,7 @@ public struct KingfisherParsedOptionsInfo: Sendable {
 
     /// The decoding options these options imply.
     public var imageCreatingOptions: ImageCreatingOptions {
-        ImageCreatingOptions(scale: scaleFactor, onlyFirstFrame: onlyLoadFirstFrame, limits: decodingLimits)
+        ImageCreatingOptions(scale: scaleFactor, onlyFirstFrame: onlyLoadFirstFrame, limits: decodingLimits,
+                             preloadAllFrames: preloadAllAnimationData || !lazyAnimationFrames)
     }
 }

@@ -16,13 +16,19 @@ public struct ImageCreatingOptions: Sendable, Hashable {
     /// A zero or negative dimension sets no bound in that direction. Other formats, and images already
     /// smaller, decode at full size. Callers finish with a resample to the exact size they want.
     public var minimumPixelSize: CGSize?
+    /// Decode every frame of an animation now (the default). When false, a GIF or animated WebP
+    /// decodes only its first frame and carries a ``KFCrossPlatformImage/frameSource`` for the rest,
+    /// as an animated image view asks (Kingfisher's `preloadAllAnimationData` off).
+    public var preloadAllFrames: Bool
 
     /// Makes options; the defaults decode everything at full size under the default limits.
-    public init(scale: CGFloat = 1, onlyFirstFrame: Bool = false, limits: ImageDecodingLimits = .default, minimumPixelSize: CGSize? = nil) {
+    public init(scale: CGFloat = 1, onlyFirstFrame: Bool = false, limits: ImageDecodingLimits = .default,
+                minimumPixelSize: CGSize? = nil, preloadAllFrames: Bool = true) {
         self.scale = scale
         self.onlyFirstFrame = onlyFirstFrame
         self.limits = limits
         self.minimumPixelSize = minimumPixelSize
+        self.preloadAllFrames = preloadAllFrames
     }
 }
 
@@ -33,12 +39,15 @@ struct ImageCreatingTag: Sendable, Hashable {
     var scale: CGFloat
     /// Whether only the first frame was decoded.
     var onlyFirstFrame: Bool
+    /// Whether an animation's frames were decoded now rather than on demand.
+    var preloadAllFrames: Bool
 }
 
 extension KingfisherParsedOptionsInfo {
     /// The decoding choices of these options that a memory-cache hit must share.
     var imageCreatingTag: ImageCreatingTag {
-        ImageCreatingTag(scale: scaleFactor, onlyFirstFrame: onlyLoadFirstFrame)
+        ImageCreatingTag(scale: scaleFactor, onlyFirstFrame: onlyLoadFirstFrame,
+                         preloadAllFrames: imageCreatingOptions.preloadAllFrames)
     }
 }
 

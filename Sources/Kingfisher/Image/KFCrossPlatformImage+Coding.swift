@@ -6,8 +6,19 @@ extension KFCrossPlatformImage {
     /// Throws a ``KingfisherError`` (`.processorError`) naming the format and the failure when the data
     /// is empty, unrecognised, corrupt, truncated or over `options.limits`; no input traps.
     public init(data: Data, options: ImageCreatingOptions = ImageCreatingOptions()) throws {
+        let format = data.kf.imageFormat
+        if !options.preloadAllFrames, !options.onlyFirstFrame, format == .GIF || format == .WebP,
+           let header = try? ImageHeader(data: data), header.frameCount > 1 {
+            var firstOnly = options
+            firstOnly.onlyFirstFrame = true
+            self = try ImageCodecs.decode(data, options: firstOnly)
+            frameSource = CodecFrameSource(data: data, header: header, options: options)
+            if frameSource != nil { lazyLoopCount = header.loopCount }
+            animatedImageData = data
+            return
+        }
         self = try ImageCodecs.decode(data, options: options)
-        if isAnimated || options.onlyFirstFrame, [.GIF, .WebP].contains(data.kf.imageFormat) {
+        if isAnimated || options.onlyFirstFrame, format == .GIF || format == .WebP {
             animatedImageData = data
         }
     }

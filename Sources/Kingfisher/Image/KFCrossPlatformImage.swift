@@ -13,7 +13,10 @@ public struct KFCrossPlatformImage: Sendable {
     /// Pixels per point: a 2x image of 200×200 pixels has a `size` of 100×100.
     public let scale: CGFloat
     /// How many times an animation plays; 0 means forever. 0 for a still image.
-    public let loopCount: Int
+    public var loopCount: Int { lazyLoopCount ?? storedLoopCount }
+    private let storedLoopCount: Int
+    /// The loop count of a lazily decoded animation, whose one decoded frame is a still.
+    var lazyLoopCount: Int?
     /// True when every pixel of every frame has alpha 255.
     public let isOpaque: Bool
     /// The decoding choices of the request that put this image in a memory cache; `nil` for an
@@ -23,6 +26,9 @@ public struct KFCrossPlatformImage: Sendable {
     /// was decoded): encoding the image in that format gives them back, so no frame is lost. Images
     /// made by processors have none.
     var animatedImageData: Data?
+    /// For an animation decoded lazily (`ImageCreatingOptions.preloadAllFrames` off): its frames on
+    /// demand. ``frames`` then holds only the first frame; an ``Animator`` plays the rest.
+    public internal(set) var frameSource: (any ImageFrameSource)?
 
     /// An image of one frame; `isOpaque` is worked out from the pixels.
     public init(frame: ImageFrame, scale: CGFloat = 1) {
@@ -42,7 +48,7 @@ public struct KFCrossPlatformImage: Sendable {
     init(validated frames: [ImageFrame], loopCount: Int, scale: CGFloat, isOpaque: Bool) {
         assert(!frames.isEmpty)
         self.frames = frames
-        self.loopCount = frames.count > 1 ? loopCount : 0
+        self.storedLoopCount = frames.count > 1 ? loopCount : 0
         self.scale = scale.isFinite && scale > 0 ? scale : 1
         self.isOpaque = isOpaque
     }
@@ -62,8 +68,13 @@ public struct KFCrossPlatformImage: Sendable {
         CGSize(width: CGFloat(pixelWidth) / scale, height: CGFloat(pixelHeight) / scale)
     }
 
-    /// True when the image has more than one frame.
+    /// True when the image has more than one decoded frame (a lazily decoded animation has one;
+    /// see ``frameCount``).
     public var isAnimated: Bool { frames.count > 1 }
+
+    /// The frames of the animation, decoded or not: the frame source's count for a lazily decoded
+    /// animation, else the decoded frames'.
+    public var frameCount: Int { frameSource?.frameCount ?? frames.count }
 
     /// One full pass of the animation in seconds; 0 for a still image.
     public var duration: TimeInterval {
@@ -85,6 +96,8 @@ public struct KFCrossPlatformImage: Sendable {
     public func withScale(_ scale: CGFloat) -> KFCrossPlatformImage {
         var image = KFCrossPlatformImage(validated: frames, loopCount: loopCount, scale: scale, isOpaque: isOpaque)
         image.animatedImageData = animatedImageData
+        image.frameSource = frameSource
+        image.lazyLoopCount = lazyLoopCount
         return image
     }
 

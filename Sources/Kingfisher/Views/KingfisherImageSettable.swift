@@ -37,6 +37,11 @@ public protocol KingfisherImageSettable: KingfisherCompatible {
     /// ``ImageTransitionTimeline/update(at:)`` on each frame. Default: no animation, the timeline
     /// starts and finishes at once.
     @MainActor func runTransition(_ timeline: ImageTransitionTimeline)
+    /// Whether animations set on this target decode every frame at once. Default `true`; a
+    /// target that plays animations through an ``Animator`` returns `false`, so an animated image
+    /// arrives with a ``KFCrossPlatformImage/frameSource`` and one decoded frame (unless the request
+    /// has `.preloadAllAnimationData`).
+    @MainActor func shouldPreloadAllAnimation() -> Bool
 }
 
 /// A target with an `image` property, such as a toolkit's image view.
@@ -81,6 +86,9 @@ extension KingfisherImageSettable {
 
     /// Nothing to remove.
     @MainActor public func removeIndicator(_ indicator: any Indicator) {}
+
+    /// Every frame at once.
+    @MainActor public func shouldPreloadAllAnimation() -> Bool { true }
 
     /// Shows the image at once and finishes the timeline.
     @MainActor public func runTransition(_ timeline: ImageTransitionTimeline) {

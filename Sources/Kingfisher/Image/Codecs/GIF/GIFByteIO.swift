@@ -8,22 +8,38 @@ import Foundation
 final class GIFByteReader {
     private let bytes: UnsafeRawBufferPointer
     private var offset = 0
+    /// When set, reading jumps from offset `at` to offset `to` (a resumed decode reads the header,
+    /// then the records after the frames it already has).
+    private var jump: (at: Int, to: Int)?
     /// Set once giflib asked for bytes past the end of the data: the file is truncated.
     private(set) var reachedEnd = false
 
-    init(bytes: UnsafeRawBufferPointer) {
+    /// A reader of `bytes`; with `resumingAt`, the bytes from `headerLength` up to that offset are
+    /// skipped.
+    init(bytes: UnsafeRawBufferPointer, headerLength: Int = 0, resumingAt resume: Int? = nil) {
         self.bytes = bytes
+        if let resume, resume > headerLength { jump = (headerLength, min(resume, bytes.count)) }
     }
+
+    /// The offset in the data of the next byte to be read.
+    var position: Int { offset }
 
     /// Copies up to `count` bytes into `destination`; returns how many were copied.
     func read(into destination: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
-        let available = bytes.count - offset
-        let copied = min(max(count, 0), available)
-        if copied < count { reachedEnd = true }
-        if copied > 0, let base = bytes.baseAddress {
-            UnsafeMutableRawPointer(destination).copyMemory(from: base + offset, byteCount: copied)
-            offset += copied
+        var copied = 0
+        while copied < max(count, 0) {
+            if let pending = jump, offset >= pending.at {
+                offset = pending.to
+                jump = nil
+            }
+            let limit = jump?.at ?? bytes.count
+            let piece = min(count - copied, limit - offset)
+            guard piece > 0, let base = bytes.baseAddress else { break }
+            UnsafeMutableRawPointer(destination + copied).copyMemory(from: base + offset, byteCount: piece)
+            offset += piece
+            copied += piece
         }
+        if copied < count { reachedEnd = true }
         return copied
     }
 }

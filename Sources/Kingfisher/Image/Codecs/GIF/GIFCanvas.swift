@@ -2,7 +2,7 @@ import CGIFLib
 import Foundation
 
 /// The part of the logical screen a frame covers, clipped to the screen as browsers clip it.
-struct GIFFrameRect: Equatable {
+struct GIFFrameRect: Equatable, Sendable {
     let minX: Int
     let minY: Int
     let maxX: Int
@@ -24,7 +24,7 @@ struct GIFFrameRect: Equatable {
 ///
 /// Four bytes per pixel, R, G, B, A, written as one `UInt32`: a GIF pixel is either opaque or
 /// fully transparent, so it is already premultiplied, and transparent pixels are all-zero.
-struct GIFCanvas {
+struct GIFCanvas: Sendable {
     let width: Int
     let height: Int
     private var pixels: [UInt8]

@@ -31,6 +31,13 @@ enum GIFCodec: ImageCodec {
         try GIFEncoder.encode(image)
     }
 
+    /// The length of the header and global colour table: where the first record starts.
+    static func headerLength(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard bytes.count >= 13 else { return bytes.count }
+        let flags = bytes[10]
+        return 13 + (flags & 0x80 != 0 ? 3 << (Int(flags & 0x07) + 1) : 0)
+    }
+
     /// The default frame duration, and what any delay of 0.011 s or less becomes.
     static let defaultFrameDuration: TimeInterval = 0.1
 

@@ -10,11 +10,55 @@ struct GIFDecoder {
     private let reader: GIFByteReader
     private let options: ImageCreatingOptions
     private var canvas: GIFCanvas
-    private var frames: [ImageFrame] = []
+    /// Frames decoded so far in this file, counting those a resumed decode skipped.
+    private var decodedCount = 0
     /// The Graphics Control Extension waiting for the next image; it applies to that image only.
     private var control: GraphicsControlBlock?
     /// The first loop count found in a NETSCAPE2.0 or ANIMEXTS1.0 extension.
     private var loopCount: Int?
+
+    /// Where a decode stopped after a frame, to go on from there without compositing the frames
+    /// before it again: the canvas as that frame left it, and the offset of the next record.
+    struct ResumePoint: Sendable {
+        /// The index of the next frame.
+        let nextIndex: Int
+        /// The offset of the record after the last frame decoded.
+        let offset: Int
+        let canvas: GIFCanvas
+    }
+
+    /// Frame `index` of `data`, composited from `resume` when it is before the frame (else from the
+    /// start), with the point to resume from after it.
+    static func frame(at index: Int, of data: Data, from resume: ResumePoint?, options: ImageCreatingOptions) throws -> (ImageFrame, ResumePoint) {
+        let start = resume.flatMap { $0.nextIndex <= index ? $0 : nil }
+        return try data.withUnsafeBytes { bytes in
+            let reader = GIFByteReader(bytes: bytes, headerLength: GIFCodec.headerLength(bytes), resumingAt: start?.offset)
+            return try withExtendedLifetime(reader) {
+                var openError: Int32 = 0
+                guard let file = DGifOpen(Unmanaged.passUnretained(reader).toOpaque(), gifReadCallback, &openError) else {
+                    throw GIFCodec.decodingError("cannot read the header: \(gifErrorMessage(openError))")
+                }
+                defer {
+                    var closeError: Int32 = 0
+                    DGifCloseFile(file, &closeError)
+                }
+                var decoder = try GIFDecoder(file: file, reader: reader, options: options)
+                if let start {
+                    decoder.canvas = start.canvas
+                    decoder.decodedCount = start.nextIndex
+                }
+                while true {
+                    let number = decoder.decodedCount + 1
+                    guard let frame = try decoder.nextFrame() else {
+                        throw GIFCodec.decodingError("frame \(number) could not be read: the data ends or is damaged before it")
+                    }
+                    if number - 1 == index {
+                        return (frame, ResumePoint(nextIndex: index + 1, offset: reader.position, canvas: decoder.canvas))
+                    }
+                }
+            }
+        }
+    }
 
     /// Decodes `data` as ``GIFCodec`` describes.
     static func decode(_ data: Data, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
@@ -46,23 +90,10 @@ struct GIFDecoder {
     }
 
     private mutating func run() throws -> KFCrossPlatformImage {
-        records: while true {
-            var recordType = UNDEFINED_RECORD_TYPE
-            guard DGifGetRecordType(file, &recordType) == GIF_OK else {
-                // Bytes that start no block after a frame end the image, as in browsers.
-                if file.pointee.Error == D_GIF_ERR_WRONG_RECORD, !reader.reachedEnd, !frames.isEmpty { break }
-                try failure("reading the next block")
-                break
-            }
-            switch recordType {
-            case IMAGE_DESC_RECORD_TYPE:
-                guard try readImage() else { break records }
-                if options.onlyFirstFrame { break records }
-            case EXTENSION_RECORD_TYPE:
-                guard try readExtension() else { break records }
-            default:
-                break records
-            }
+        var frames: [ImageFrame] = []
+        while let frame = try nextFrame() {
+            frames.append(frame)
+            if options.onlyFirstFrame { break }
         }
         guard let first = frames.first else {
             throw GIFCodec.decodingError("the data holds no image")
@@ -74,24 +105,48 @@ struct GIFDecoder {
                                     scale: options.scale, isOpaque: frames.allSatisfy(\.allOpaque))
     }
 
+    /// The next composited frame, or `nil` at the end of the image (the trailer, the end of the
+    /// data after a complete frame, or bytes that start no block).
+    private mutating func nextFrame() throws -> ImageFrame? {
+        while true {
+            var recordType = UNDEFINED_RECORD_TYPE
+            guard DGifGetRecordType(file, &recordType) == GIF_OK else {
+                // Bytes that start no block after a frame end the image, as in browsers.
+                if file.pointee.Error == D_GIF_ERR_WRONG_RECORD, !reader.reachedEnd, decodedCount > 0 { return nil }
+                try failure("reading the next block")
+                return nil
+            }
+            switch recordType {
+            case IMAGE_DESC_RECORD_TYPE:
+                guard let frame = try readImage() else { return nil }
+                decodedCount += 1
+                return frame
+            case EXTENSION_RECORD_TYPE:
+                guard try readExtension() else { return nil }
+            default:
+                return nil
+            }
+        }
+    }
+
     /// Throws for a giflib failure, unless the data ended after at least one complete frame: then
     /// returns, and the caller stops with the frames it has.
     private func failure(_ stage: String) throws {
         let message = gifErrorMessage(file.pointee.Error)
         if reader.reachedEnd {
-            if !frames.isEmpty { return }
+            if decodedCount > 0 { return }
             throw GIFCodec.decodingError("the data ends before the first frame is complete (\(stage): \(message))")
         }
         throw GIFCodec.decodingError("\(stage): \(message)")
     }
 
-    /// Reads one image descriptor and its pixels, and keeps the composited frame; false when the
+    /// Reads one image descriptor and its pixels, and returns the composited frame; `nil` when the
     /// data ended and decoding should stop with the frames so far.
-    private mutating func readImage() throws -> Bool {
-        let number = frames.count + 1
+    private mutating func readImage() throws -> ImageFrame? {
+        let number = decodedCount + 1
         guard DGifGetImageDesc(file) == GIF_OK else {
             try failure("frame \(number)'s descriptor")
-            return false
+            return nil
         }
         let descriptor = file.pointee.Image
         let frameControl = control
@@ -120,14 +175,13 @@ struct GIFDecoder {
         canvas.beginFrame(rect: rect, disposal: frameControl.map { Int($0.DisposalMode) } ?? 0)
 
         if width == 0 || height == 0 {
-            guard try skipPixelData(frame: number) else { return false }
+            guard try skipPixelData(frame: number) else { return nil }
         } else {
             guard try readRows(frame: number, width: width, height: height, left: left, top: top,
-                               interlaced: descriptor.Interlace, palette: palette) else { return false }
+                               interlaced: descriptor.Interlace, palette: palette) else { return nil }
         }
         let delay = frameControl.map { Int($0.DelayTime) }
-        frames.append(canvas.snapshot(duration: GIFCodec.frameDuration(centiseconds: delay)))
-        return true
+        return canvas.snapshot(duration: GIFCodec.frameDuration(centiseconds: delay))
     }
 
     /// Decodes every row of a frame (all of them, to keep giflib's stream in step) and draws the
