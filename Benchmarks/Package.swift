@@ -13,6 +13,7 @@ let package = Package(
     targets: [
         // Argument parsing, failure and medians shared by the benchmark programs.
         .target(name: "BenchSupport"),
+        .executableTarget(name: "animation-bench", dependencies: benchDependencies),
         .executableTarget(name: "codec-bench", dependencies: benchDependencies),
         .executableTarget(name: "disk-cache-bench", dependencies: benchDependencies),
         .executableTarget(name: "download-bench", dependencies: benchDependencies),

@@ -30,10 +30,6 @@ let package = Package(
                 .product(name: "Kingfisher", package: "Kingfisher"),
             ]
         ),
-        .testTarget(
-            name: "KingfisherGTKTests",
-            dependencies: ["KingfisherGTK", "CGTK", "KingfisherGTKShims"]
-        ),
     ],
     swiftLanguageModes: [.v6]
 )
