@@ -30,6 +30,15 @@ let package = Package(
                 .product(name: "Kingfisher", package: "Kingfisher"),
             ]
         ),
+        // Pixel checks on real widgets in a real window: run under a display (`xvfb-run -a`).
+        .testTarget(
+            name: "KingfisherGTKTests",
+            dependencies: [
+                "KingfisherGTK",
+                .product(name: "Kingfisher", package: "Kingfisher"),
+                .product(name: "KingfisherTestServer", package: "Kingfisher"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -75,6 +75,25 @@ public enum GTKMainLoop {
         g_main_loop_quit(loop)
     }
 
+    /// Runs the GLib events that are ready now, without waiting for more: for a caller that drives
+    /// GTK itself instead of calling ``run()`` (a test on the test runner's main actor).
+    @MainActor public static func runPendingEvents() {
+        var budget = 1000
+        while budget > 0, g_main_context_iteration(nil, 0) != 0 { budget -= 1 }
+    }
+
+    /// Runs GTK's ready events and lets other main-actor work in between until `condition` holds;
+    /// returns `false` if `limit` passes first. For callers that do not run GTK's loop (tests).
+    @MainActor public static func drive(until condition: () -> Bool, limit: Duration = .seconds(20)) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            runPendingEvents()
+            if condition() { return true }
+            guard ContinuousClock.now < deadline else { return false }
+            await Task.yield()
+        }
+    }
+
     @MainActor private static var runningLoops: [OpaquePointer?] = []
 
     @MainActor private static func installDrain(_ preference: DrainPreference) -> MainQueueDrain {

@@ -1,16 +1,40 @@
 import Kingfisher
 import KingfisherGTKShims
 
-/// Renders a widget as it looks now into a ``Kingfisher/KFCrossPlatformImage``: for pixel checks
+/// Renders a widget as GTK last drew it into a ``Kingfisher/KFCrossPlatformImage``: for pixel checks
 /// and screenshots, without a compositor or a screen grab.
 ///
+/// GTK keeps what each widget drew in its last frame; a change shows up here once a frame has been
+/// drawn after it (``renderAfterNextFrame(_:limit:)`` waits for one).
 /// The widget's paintable (`gtk_widget_paintable_new`) is snapshotted at the widget's size and
 /// rendered to a texture by the renderer of its window (under Xvfb, `GSK_RENDERER=cairo` makes
 /// that deterministic). Transparent where the widget draws nothing: the window's background is not
 /// included.
 @MainActor
 public enum WidgetSnapshot {
-    /// The widget's pixels, or `nil` when it is not realized in a window or has no size.
+    /// Asks GTK to draw `widget` again, drives GTK's loop until a frame has been drawn, and renders
+    /// it; `nil` when the widget is not shown or no frame came within `limit`. For callers that drive
+    /// GTK themselves (``GTKMainLoop/drive(until:limit:)``), such as tests.
+    public static func renderAfterNextFrame(_ widget: GtkWidgetPointer, limit: Duration = .seconds(10)) async -> KFCrossPlatformImage? {
+        let shown = await GTKMainLoop.drive(until: {
+            gtk_widget_get_mapped(widget) != 0 && gtk_widget_get_width(widget) > 0
+        }, limit: limit)
+        guard shown else { return nil }
+        let frames = FrameCount()
+        // A frame's tick comes before its drawing: the second tick after the request means the
+        // frame of the first one has been drawn.
+        let ticker = FrameTicker(widget: widget) { _ in
+            frames.value += 1
+            return true
+        }
+        defer { ticker.stop() }
+        gtk_widget_queue_draw(widget)
+        guard await GTKMainLoop.drive(until: { frames.value >= 2 }, limit: limit) else { return nil }
+        return render(widget)
+    }
+
+    /// The widget's pixels as last drawn, or `nil` when it is not realized in a window, has no size
+    /// or has not been drawn yet.
     public static func render(_ widget: GtkWidgetPointer) -> KFCrossPlatformImage? {
         let width = Int(gtk_widget_get_width(widget))
         let height = Int(gtk_widget_get_height(widget))
@@ -39,4 +63,9 @@ public enum WidgetSnapshot {
         guard let frame = ImageFrame(width: textureWidth, height: textureHeight, pixels: bgra) else { return nil }
         return KFCrossPlatformImage(frame: frame)
     }
+}
+
+@MainActor
+private final class FrameCount {
+    var value = 0
 }

@@ -2,35 +2,42 @@ import Foundation
 import Kingfisher
 import KingfisherGTKShims
 
-/// A view that plays an animated ``Kingfisher/KFCrossPlatformImage`` on the widget's frame clock.
-///
-/// ``widget`` is a `GtkPicture`. Each frame of the clock shows the image frame whose time span
-/// contains the time played so far, so a late clock skips frames instead of slowing down. The image
-/// plays its `loopCount` loops (0: forever) and then rests on its last frame. With
-/// ``autoPlayAnimatedImage`` it plays while the widget is mapped and stops when it is unmapped.
-/// Frames with no duration show for 0.1 s, as browsers do.
-///
-/// The frames come from the image's decoded frames for now; lazily decoded frames (`Animator`,
-/// `framePreloadCount`, `repeatCount`, `needsPrescaling`) arrive with the view layer (issue 16).
+/// Told when an ``AnimatedImageView`` finishes a loop and when it stops for good.
 @MainActor
-public final class AnimatedImageView {
+public protocol AnimatedImageViewDelegate: AnyObject {
+    /// The view played `count` loops so far.
+    func animatedImageView(_ imageView: AnimatedImageView, didPlayAnimationLoops count: UInt)
+    /// The view played its last loop (never for ``Kingfisher/Animator/RepeatCount/infinite``).
+    func animatedImageViewDidFinishAnimating(_ imageView: AnimatedImageView)
+}
+
+/// A view that plays an animated ``Kingfisher/KFCrossPlatformImage`` on the widget's frame clock,
+/// through an `Animator` that holds only ``framePreloadCount`` decoded frames.
+///
+/// ``widget`` is a `GtkPicture`. As a Kingfisher target (`view.kf.setImage(with: url)`) it asks for
+/// lazily decoded animations, so a GIF or animated WebP arrives with one decoded frame and its
+/// encoded bytes, and frames are decoded on a background queue just ahead of playback (unless the
+/// request has `.preloadAllAnimationData`). An image whose frames are all decoded plays the same way.
+/// The animation plays ``repeatCount`` loops and then rests on its last frame; a frame that fails to
+/// decode stops it there (``animationError``). With ``autoPlayAnimatedImage`` it plays while the
+/// widget is mapped and stops when it is unmapped.
+@MainActor
+public final class AnimatedImageView: KingfisherHasImageComponent {
     /// The root widget (a `GtkPicture`); the view holds a reference to it for its lifetime.
     public let widget: GtkWidgetPointer
+    /// The loading state of `kf.setImage` for this view.
+    public let kingfisherState = KingfisherTargetState()
     private var ticker: FrameTicker?
-    private var startTime: Int64?
+    private var animator: Animator?
+    private var shownIndex: Int?
     private var signalHandlers: [gulong] = []
     private let handlerContext: Unmanaged<WeakBox>
+    private var relay: AnimatorRelay?
 
     /// The image played; setting it shows its first frame, and plays it if ``autoPlayAnimatedImage``
     /// is set and the widget is mapped.
     public var image: KFCrossPlatformImage? {
-        didSet {
-            stopAnimating()
-            currentFrameIndex = 0
-            completedLoops = 0
-            showFrame(0)
-            if autoPlayAnimatedImage, gtk_widget_get_mapped(widget) != 0 { startAnimating() }
-        }
+        didSet { reset() }
     }
 
     /// How the frames fit the view's area.
@@ -40,13 +47,28 @@ public final class AnimatedImageView {
 
     /// Play while mapped and stop when unmapped; `true` by default.
     public var autoPlayAnimatedImage = true
+    /// The most decoded frames held at once (Kingfisher's `framePreloadCount`); 10 by default.
+    /// Takes effect the next time an image is set.
+    public var framePreloadCount = 10
+    /// How many loops to play; `.infinite` by default. Takes effect the next time an image is set.
+    public var repeatCount: Animator.RepeatCount = .infinite
+    /// Decode frames no larger than the widget's pixel size (aspect kept); `true` by default.
+    public var needsPrescaling = true
+    /// Told about loops and the end of the animation; held weakly.
+    public weak var delegate: (any AnimatedImageViewDelegate)?
+    /// Drives playback from this clock instead of the widget's frame clock when set.
+    public var frameClock: ManualFrameClock?
 
     /// The index of the frame shown.
-    public private(set) var currentFrameIndex = 0
-    /// Loops played to the end since the animation started.
-    public private(set) var completedLoops = 0
+    public var currentFrameIndex: Int { animator?.currentFrameIndex ?? 0 }
+    /// Loops played so far.
+    public var completedLoops: UInt { animator?.loopsPlayed ?? 0 }
     /// True while the frame clock drives the animation.
     public var isAnimating: Bool { ticker?.isActive ?? false }
+    /// The animator playing the image, once it has one.
+    public var currentAnimator: Animator? { animator }
+    /// Why playback stopped early: a frame that could not be decoded.
+    public var animationError: KingfisherError? { animator?.error }
 
     /// A view playing `image`.
     public init(image: KFCrossPlatformImage? = nil) {
@@ -74,7 +96,6 @@ public final class AnimatedImageView {
             }
         }, context, nil))
         self.image = image
-        showFrame(0)
     }
 
     isolated deinit {
@@ -84,18 +105,17 @@ public final class AnimatedImageView {
         g_object_unref(widget)
     }
 
+    /// Animations set through `kf.setImage` arrive lazily decoded.
+    public func shouldPreloadAllAnimation() -> Bool { false }
+
     /// Starts playing from the frame shown; does nothing for a still image, when playing, or when
     /// the loops are done.
     public func startAnimating() {
-        guard let image, image.isAnimated, !isAnimating else { return }
-        guard image.loopCount == 0 || completedLoops < image.loopCount else { return }
-        let resumeOffset = offset(ofFrame: currentFrameIndex, in: image)
-        startTime = nil
-        ticker = FrameTicker(widget: widget) { [weak self] time in
-            guard let self else { return false }
-            let start = self.startTime ?? (time - Int64(resumeOffset * 1_000_000))
-            self.startTime = start
-            return self.advance(to: Double(time - start) / 1_000_000)
+        guard let image, image.frameCount > 1, !isAnimating else { return }
+        let animator = self.animator ?? makeAnimator(for: image)
+        guard !animator.isFinished else { return }
+        ticker = FrameTicker(widget: widget, clock: frameClock) { [weak self] time in
+            self?.tick(at: Double(time) / 1_000_000) ?? false
         }
     }
 
@@ -105,54 +125,80 @@ public final class AnimatedImageView {
         ticker = nil
     }
 
-    /// The frame shown and loops completed after `elapsed` seconds of playing `image` from its start.
-    public static func frame(at elapsed: TimeInterval, of image: KFCrossPlatformImage) -> (index: Int, completedLoops: Int) {
-        let durations = image.frames.map(Self.displayDuration)
-        let loop = durations.reduce(0, +)
-        guard image.isAnimated, loop > 0, elapsed > 0 else { return (0, 0) }
-        var loops = Int(elapsed / loop)
-        if image.loopCount > 0, loops >= image.loopCount {
-            return (durations.count - 1, image.loopCount)
-        }
-        var remaining = elapsed - Double(loops) * loop
-        for (index, duration) in durations.enumerated() {
-            if remaining < duration { return (index, loops) }
-            remaining -= duration
-        }
-        loops += 1
-        return (0, loops)
+    /// Moves playback to `time` (seconds on the clock driving it) and shows the current frame;
+    /// returns whether playback goes on.
+    private func tick(at time: TimeInterval) -> Bool {
+        guard let animator else { return false }
+        animator.tick(at: time)
+        showCurrentFrame()
+        return !animator.isFinished
     }
 
-    static func displayDuration(_ frame: ImageFrame) -> TimeInterval {
-        frame.duration > 0 ? frame.duration : 0.1
-    }
-
-    private func offset(ofFrame index: Int, in image: KFCrossPlatformImage) -> TimeInterval {
-        image.frames.prefix(index).map(Self.displayDuration).reduce(0, +)
-    }
-
-    private func advance(to elapsed: TimeInterval) -> Bool {
-        guard let image else { return false }
-        let (index, loops) = Self.frame(at: elapsed, of: image)
-        completedLoops = loops
-        if index != currentFrameIndex {
-            currentFrameIndex = index
-            showFrame(index)
+    private func makeAnimator(for image: KFCrossPlatformImage) -> Animator {
+        let source: any ImageFrameSource = image.frameSource ?? DecodedFrameSource(frames: image.frames)
+        var maxPixelSize: CGSize?
+        if needsPrescaling {
+            let scale = Int(gtk_widget_get_scale_factor(widget))
+            let width = Int(gtk_widget_get_width(widget)) * scale
+            let height = Int(gtk_widget_get_height(widget)) * scale
+            if width > 0, height > 0 { maxPixelSize = CGSize(width: width, height: height) }
         }
-        return image.loopCount == 0 || loops < image.loopCount
+        let animator = Animator(frameSource: source, maxFrameCount: framePreloadCount, repeatCount: repeatCount,
+                                maxPixelSize: maxPixelSize, scale: image.scale)
+        let relay = AnimatorRelay(view: self)
+        animator.delegate = relay
+        self.relay = relay
+        self.animator = animator
+        return animator
     }
 
-    private func showFrame(_ index: Int) {
-        guard let image, image.frames.indices.contains(index) else {
-            gtk_picture_set_paintable(kf_gtk_picture(widget), nil)
-            return
-        }
-        guard let texture = image.frames[index].makeTexture() else {
+    private func reset() {
+        stopAnimating()
+        animator = nil
+        relay = nil
+        shownIndex = nil
+        show(image?.frames.first)
+        if autoPlayAnimatedImage, frameClock != nil || gtk_widget_get_mapped(widget) != 0 { startAnimating() }
+    }
+
+    private func showCurrentFrame() {
+        guard let animator else { return }
+        let index = animator.currentFrameIndex
+        guard index != shownIndex, let frame = animator.currentFrameImage?.frames.first else { return }
+        shownIndex = index
+        show(frame)
+    }
+
+    private func show(_ frame: ImageFrame?) {
+        guard let frame, let texture = frame.makeTexture() else {
             gtk_picture_set_paintable(kf_gtk_picture(widget), nil)
             return
         }
         gtk_picture_set_paintable(kf_gtk_picture(widget), kf_gdk_paintable(UnsafeMutableRawPointer(texture)))
         g_object_unref(UnsafeMutableRawPointer(texture))
+    }
+
+    fileprivate func relayLoops(_ count: UInt) { delegate?.animatedImageView(self, didPlayAnimationLoops: count) }
+    fileprivate func relayFinish() { delegate?.animatedImageViewDidFinishAnimating(self) }
+}
+
+/// Passes an `Animator`'s delegate calls, which come from ``AnimatedImageView``'s ticks on the main
+/// actor, to the view's delegate.
+private final class AnimatorRelay: AnimatorDelegate {
+    private let view: WeakBox
+
+    @MainActor init(view: AnimatedImageView) {
+        let box = WeakBox()
+        box.view = view
+        self.view = box
+    }
+
+    func animator(_ animator: Animator, didPlayAnimationLoops count: UInt) {
+        MainActor.assumeIsolated { view.view?.relayLoops(count) }
+    }
+
+    func animatorDidFinishAnimating(_ animator: Animator) {
+        MainActor.assumeIsolated { view.view?.relayFinish() }
     }
 }
 

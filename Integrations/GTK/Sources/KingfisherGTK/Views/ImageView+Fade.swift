@@ -19,7 +19,8 @@ extension ImageView {
     /// The first frame after the call shows `from`; the first frame at or after `duration` shows
     /// `to` and calls `completion(true)`. A new fade, a new ``image`` or ``cancelFade()`` ends a
     /// running one at its end state and calls its completion with `false`. When the widget is not
-    /// mapped its clock does not tick, so the end state is applied at once.
+    /// mapped its clock does not tick, so the end state is applied at once (unless ``frameClock``
+    /// drives the view).
     public func fade(
         from: Double, to: Double, duration: TimeInterval, curve: AnimationCurve = .easeInOut,
         completion: (@MainActor (_ finished: Bool) -> Void)? = nil
@@ -82,12 +83,12 @@ extension ImageView {
         apply: @escaping @MainActor (Double) -> Void, finish: @escaping @MainActor (Bool) -> Void
     ) {
         apply(curve(0))
-        guard duration > 0, gtk_widget_get_mapped(widget) != 0 else {
+        guard duration > 0, frameClock != nil || gtk_widget_get_mapped(widget) != 0 else {
             finish(true)
             return
         }
         var start: Int64?
-        let ticker = FrameTicker(widget: widget) { [weak self] time in
+        let ticker = FrameTicker(widget: widget, clock: frameClock) { [weak self] time in
             guard let self else { return false }
             let begin = start ?? time
             start = begin

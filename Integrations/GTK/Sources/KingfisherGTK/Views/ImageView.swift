@@ -24,6 +24,12 @@ public final class ImageView {
     var fadeState: FadeState?
     var imageIndicator: AnimatedImageView?
 
+    /// The loading state of `kf.setImage` for this view (its one stored property for Kingfisher).
+    public let kingfisherState = KingfisherTargetState()
+
+    /// Drives fades from this clock instead of the widget's frame clock when set (tests, recordings).
+    public var frameClock: ManualFrameClock?
+
     /// The image shown; `nil` shows nothing. Setting it ends a running fade at its end state.
     public var image: KFCrossPlatformImage? {
         get { shownImage }

@@ -20,6 +20,21 @@ static inline gulong kf_g_signal_connect_plain(gpointer instance, const gchar *s
     return g_signal_connect_data(instance, signal, G_CALLBACK(handler), user_data, destroy, 0);
 }
 
+/* g_signal_connect for `void (*)(instance, pointer argument, user_data)` (a list item factory's
+ * setup/bind/unbind, a GSimpleAction's activate). */
+static inline gulong kf_g_signal_connect_pointer(gpointer instance, const gchar *signal,
+                                                 void (*handler)(gpointer instance, gpointer argument, gpointer user_data),
+                                                 gpointer user_data, GClosureNotify destroy) {
+    return g_signal_connect_data(instance, signal, G_CALLBACK(handler), user_data, destroy, 0);
+}
+
+/* g_signal_connect for `void (*)(instance, guint argument, user_data)` (a list view's activate). */
+static inline gulong kf_g_signal_connect_uint(gpointer instance, const gchar *signal,
+                                              void (*handler)(gpointer instance, guint argument, gpointer user_data),
+                                              gpointer user_data, GClosureNotify destroy) {
+    return g_signal_connect_data(instance, signal, G_CALLBACK(handler), user_data, destroy, 0);
+}
+
 /* GTK's checked casts (GTK_WIDGET(), GTK_WINDOW(), ...), which warn on a wrong type. */
 static inline GtkWidget *kf_gtk_widget(gpointer instance) { return GTK_WIDGET(instance); }
 static inline GtkWindow *kf_gtk_window(gpointer instance) { return GTK_WINDOW(instance); }
@@ -30,5 +45,19 @@ static inline GdkPaintable *kf_gdk_paintable(gpointer instance) { return GDK_PAI
 static inline GdkTexture *kf_gdk_texture(gpointer instance) { return GDK_TEXTURE(instance); }
 static inline GdkSnapshot *kf_gdk_snapshot(gpointer instance) { return GDK_SNAPSHOT(instance); }
 static inline GObject *kf_g_object(gpointer instance) { return G_OBJECT(instance); }
+static inline GtkListItem *kf_gtk_list_item(gpointer instance) { return GTK_LIST_ITEM(instance); }
+static inline GtkGridView *kf_gtk_grid_view(gpointer instance) { return GTK_GRID_VIEW(instance); }
+static inline GtkScrolledWindow *kf_gtk_scrolled_window(gpointer instance) { return GTK_SCROLLED_WINDOW(instance); }
+static inline GtkBox *kf_gtk_box(gpointer instance) { return GTK_BOX(instance); }
+static inline GtkMenuButton *kf_gtk_menu_button(gpointer instance) { return GTK_MENU_BUTTON(instance); }
+static inline GtkHeaderBar *kf_gtk_header_bar(gpointer instance) { return GTK_HEADER_BAR(instance); }
+static inline GtkLabel *kf_gtk_label(gpointer instance) { return GTK_LABEL(instance); }
+static inline GListModel *kf_g_list_model(gpointer instance) { return G_LIST_MODEL(instance); }
+static inline GtkSelectionModel *kf_gtk_selection_model(gpointer instance) { return GTK_SELECTION_MODEL(instance); }
+static inline GtkListItemFactory *kf_gtk_list_item_factory(gpointer instance) { return GTK_LIST_ITEM_FACTORY(instance); }
+static inline GActionMap *kf_g_action_map(gpointer instance) { return G_ACTION_MAP(instance); }
+static inline GAction *kf_g_action(gpointer instance) { return G_ACTION(instance); }
+static inline GActionGroup *kf_g_action_group(gpointer instance) { return G_ACTION_GROUP(instance); }
+static inline GMenuModel *kf_g_menu_model(gpointer instance) { return G_MENU_MODEL(instance); }
 
 #endif
