@@ -6,6 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 bash scripts/install-deps.sh
-swift build -c release --package-path Benchmarks --product animation-bench >/dev/null
-bench="$(swift build -c release --package-path Benchmarks --show-bin-path)/animation-bench"
+swift build -c release --package-path Benchmarks --scratch-path .build --product animation-bench >/dev/null
+bench="$(swift build -c release --package-path Benchmarks --scratch-path .build --show-bin-path)/animation-bench"
 taskset -c 0 "$bench" "$@"

@@ -5,9 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 bash scripts/install-deps.sh
-swift build -c release --package-path Benchmarks --product memory-cache-bench
-swift build -c release --package-path Benchmarks --product disk-cache-bench
-bin="$(swift build -c release --package-path Benchmarks --show-bin-path)"
+swift build -c release --package-path Benchmarks --scratch-path .build --product memory-cache-bench
+swift build -c release --package-path Benchmarks --scratch-path .build --product disk-cache-bench
+bin="$(swift build -c release --package-path Benchmarks --scratch-path .build --show-bin-path)"
 echo "## Memory cache"
 memory_out="$(mktemp)"
 trap 'rm -f "$memory_out"' EXIT

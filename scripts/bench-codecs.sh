@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 bash scripts/install-deps.sh libjpeg-turbo-progs webp giflib-tools python3-pil
-swift build -c release --package-path Benchmarks --product codec-bench
+swift build -c release --package-path Benchmarks --scratch-path .build --product codec-bench
 /usr/bin/python3 Benchmarks/bench_codecs.py

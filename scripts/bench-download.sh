@@ -11,8 +11,8 @@ cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 runs="${1:-5}"
 bash scripts/install-deps.sh nginx-light curl
-swift build -c release --package-path Benchmarks --product download-bench >/dev/null
-bench="$(swift build -c release --package-path Benchmarks --show-bin-path)/download-bench"
+swift build -c release --package-path Benchmarks --scratch-path .build --product download-bench >/dev/null
+bench="$(swift build -c release --package-path Benchmarks --scratch-path .build --show-bin-path)/download-bench"
 
 work="$(mktemp -d)"
 source scripts/local-nginx.sh

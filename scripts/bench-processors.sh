@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 bash scripts/install-deps.sh libjpeg-turbo-progs webp giflib-tools python3-pil libvips-tools time
 swift build -c release --static-swift-stdlib --product kf
-swift build -c release --package-path Benchmarks --product codec-bench
+swift build -c release --package-path Benchmarks --scratch-path .build --product codec-bench
 /usr/bin/python3 Benchmarks/bench_processors.py

@@ -6,8 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 bash scripts/install-deps.sh
-swift build -c release --package-path Benchmarks --product progressive-bench >/dev/null
-bench="$(swift build -c release --package-path Benchmarks --show-bin-path)/progressive-bench"
+swift build -c release --package-path Benchmarks --scratch-path .build --product progressive-bench >/dev/null
+bench="$(swift build -c release --package-path Benchmarks --scratch-path .build --show-bin-path)/progressive-bench"
 work="$(mktemp -d)"
 server_pid=""
 cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"; }

@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 bash scripts/install-deps.sh libgtk-4-dev xvfb xauth >&2
-swift build --package-path Examples/Gallery --scratch-path .build-gtk --product Gallery >&2
-bin="$(swift build --package-path Examples/Gallery --scratch-path .build-gtk --show-bin-path)/Gallery"
+swift build --package-path Examples/Gallery --scratch-path .build --product Gallery >&2
+bin="$(swift build --package-path Examples/Gallery --scratch-path .build --show-bin-path)/Gallery"
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
     GSK_RENDERER=cairo GTK_A11Y=none GDK_BACKEND=x11 exec xvfb-run -a -s "-screen 0 1280x1024x24" "$bin" "$@"
 fi

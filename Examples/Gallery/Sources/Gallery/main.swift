@@ -5,7 +5,7 @@ import KingfisherGTK
 import KingfisherGTKShims
 import KingfisherTestServer
 
-// gallery [--screenshot FILE.png] [--generated N] [URL… | DIR]
+// gallery [--screenshot FILE.png | --bench-scroll] [--generated N] [URL… | DIR]
 //
 // With URLs, shows them. With a folder, serves its images from a loopback server. With neither,
 // serves the repository's Samples/ (when run from the repository) and N generated images (300).
@@ -15,6 +15,7 @@ struct Arguments {
     var folder: URL?
     var screenshot: URL?
     var generated = 300
+    var benchmark = false
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -28,8 +29,10 @@ struct Arguments {
                     throw GalleryError.usage("--generated needs a count")
                 }
                 generated = count
+            case "--bench-scroll":
+                benchmark = true
             case "-h", "--help":
-                throw GalleryError.usage("usage: gallery [--screenshot FILE.png] [--generated N] [URL… | DIR]")
+                throw GalleryError.usage("usage: gallery [--screenshot FILE.png | --bench-scroll] [--generated N] [URL… | DIR]")
             default:
                 if let url = URL(string: argument), let scheme = url.scheme, ["http", "https"].contains(scheme) {
                     urls.append(url)
@@ -62,7 +65,10 @@ func start(_ arguments: Arguments) async throws -> (GalleryWindow, TestHTTPServe
             urls += GalleryImages.serveGenerated(count: arguments.generated, on: started)
         }
     }
-    let gallery = GalleryWindow(urls: urls)
+    // The benchmark's first pass must find nothing cached: it gets a cache of its own.
+    let cache = arguments.benchmark ? ImageCache(name: "gallery-bench-\(ProcessInfo.processInfo.processIdentifier)") : .default
+    if arguments.benchmark { await cache.clearDiskCache() }
+    let gallery = GalleryWindow(urls: urls, cache: cache)
     // Closing the gallery ends the app.
     _ = kf_g_signal_connect_plain(gallery.window, "destroy", { _, _ in exit(0) }, nil, nil)
     gallery.present()
@@ -90,6 +96,16 @@ MainActor.assumeIsolated {
     Task { @MainActor in
         do {
             let (gallery, server) = try await start(arguments)
+            if arguments.benchmark {
+                let benchmark = GalleryBenchmark(gallery: gallery)
+                keptAlive.append(benchmark)
+                benchmark.run { report in
+                    print(report)
+                    gallery.cache.clearDiskCache(completion: {
+                        exit(0)
+                    })
+                }
+            }
             if let file = arguments.screenshot {
                 gallery.whenCellsShowTheirImages(limit: 60) { ready in
                     do {
@@ -104,7 +120,7 @@ MainActor.assumeIsolated {
                 }
             }
             // Keep the window and the server for the life of the app.
-            keptAlive = [gallery] + (server.map { [$0] } ?? [])
+            keptAlive += [gallery] + (server.map { [$0] } ?? [])
         } catch {
             FileHandle.standardError.write(Data("gallery: \(error)\n".utf8))
             exit(1)

@@ -27,6 +27,10 @@ public final class GalleryWindow {
     public private(set) var requestsStarted = 0
     /// How many completions each load (numbered from 0 in start order) received.
     public private(set) var completionCounts: [Int] = []
+    /// Loads whose processed image was in the memory cache when the cell asked for it.
+    public private(set) var memoryHitsRequested = 0
+    /// Of those, the ones the cell showed before `setImage` returned (the frame they were asked for).
+    public private(set) var memoryHitsShownAtOnce = 0
 
     /// A window over `urls`, not shown until ``present()``.
     public init(urls: [URL], cellSize: Int = 160, cache: ImageCache = .default, width: Int32 = 900, height: Int32 = 700) {
@@ -140,9 +144,10 @@ public final class GalleryWindow {
         guard urls.indices.contains(position) else { return }
         let scale = max(1, Int(gtk_widget_get_scale_factor(window)))
         let pixels = CGFloat(cellSize * scale)
+        let processor = DownsamplingImageProcessor(size: CGSize(width: pixels, height: pixels))
         let options: KingfisherOptionsInfo = [
             .targetCache(cache),
-            .processor(DownsamplingImageProcessor(size: CGSize(width: pixels, height: pixels))),
+            .processor(processor),
             .scaleFactor(CGFloat(scale)),
             .transition(.fade(0.25)),
             .cacheOriginalImage,
@@ -150,8 +155,14 @@ public final class GalleryWindow {
         let load = requestsStarted
         requestsStarted += 1
         completionCounts.append(0)
+        // The memory cache's key for a processed image: the URL, then `@` and the processor.
+        let inMemory = cache.memoryStorage.isCached(forKey: urls[position].absoluteString + "@" + processor.identifier)
         cell.bind(to: urls[position], options: options, placeholder: placeholder) { [weak self] _ in
             self?.completionCounts[load] += 1
+        }
+        if inMemory {
+            memoryHitsRequested += 1
+            if cell.isShowingItsImage { memoryHitsShownAtOnce += 1 }
         }
     }
 
