@@ -179,26 +179,36 @@ public final class GalleryWindow {
         openViewer(for: urls[position])
     }
 
+    /// What a list item factory signal asks of the gallery.
+    fileprivate enum ItemSignal: String, CaseIterable {
+        case setup, bind, unbind, teardown
+    }
+
+    fileprivate func handle(_ signal: ItemSignal, item: UnsafeMutableRawPointer) {
+        switch signal {
+        case .setup: setUp(item: item)
+        case .bind: bind(item: item)
+        case .unbind: unbind(item: item)
+        case .teardown: tearDown(item: item)
+        }
+    }
+
     private func connect(factory: UnsafeMutableRawPointer?) {
         let data = context.toOpaque()
-        func connect(_ signal: String, _ action: @escaping @convention(c) (gpointer?, gpointer?, gpointer?) -> Void) {
-            _ = kf_g_signal_connect_pointer(factory, signal, action, data, nil)
-        }
-        connect("setup") { _, item, data in
-            guard let item, let data else { return }
-            MainActor.assumeIsolated { GalleryWindowBox.gallery(data)?.setUp(item: item) }
-        }
-        connect("bind") { _, item, data in
-            guard let item, let data else { return }
-            MainActor.assumeIsolated { GalleryWindowBox.gallery(data)?.bind(item: item) }
-        }
-        connect("unbind") { _, item, data in
-            guard let item, let data else { return }
-            MainActor.assumeIsolated { GalleryWindowBox.gallery(data)?.unbind(item: item) }
-        }
-        connect("teardown") { _, item, data in
-            guard let item, let data else { return }
-            MainActor.assumeIsolated { GalleryWindowBox.gallery(data)?.tearDown(item: item) }
+        for signal in ItemSignal.allCases {
+            // Each handler holds its signal and a weak reference to the gallery; GLib releases it
+            // when the factory goes.
+            let handler = ItemSignalHandler(signal: signal, gallery: self)
+            _ = kf_g_signal_connect_pointer(factory, signal.rawValue, { _, item, handler in
+                guard let item, let handler else { return }
+                MainActor.assumeIsolated {
+                    let handler = Unmanaged<ItemSignalHandler>.fromOpaque(handler).takeUnretainedValue()
+                    handler.gallery?.handle(handler.signal, item: item)
+                }
+            }, Unmanaged.passRetained(handler).toOpaque(), { handler, _ in
+                guard let handler else { return }
+                Unmanaged<ItemSignalHandler>.fromOpaque(handler).release()
+            })
         }
         _ = kf_g_signal_connect_uint(grid, "activate", { _, position, data in
             guard let data else { return }
@@ -233,6 +243,18 @@ public final class GalleryWindow {
     private static func makePlaceholder() -> KFCrossPlatformImage? {
         let pixels = [UInt8]((0..<16).map { _ in [UInt8(210), 210, 214, 255] }.joined())
         return ImageFrame(width: 4, height: 4, pixels: pixels).map { KFCrossPlatformImage(frame: $0) }
+    }
+}
+
+/// The user data of one list item factory signal: which signal, and the gallery, weakly.
+@MainActor
+private final class ItemSignalHandler {
+    let signal: GalleryWindow.ItemSignal
+    weak var gallery: GalleryWindow?
+
+    init(signal: GalleryWindow.ItemSignal, gallery: GalleryWindow) {
+        self.signal = signal
+        self.gallery = gallery
     }
 }
 
