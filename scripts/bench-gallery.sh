@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The gallery's frame budget: scrolls a grid of 500 generated images (plus the samples) down
 # while they load and back up from the memory cache, at 1,500 points per second, and reports the
-# main thread's work per frame (GTK's layout and drawing plus every main-actor job) and how many
+# main thread's CPU time per frame (GTK's layout and drawing plus every main-actor job) and how many
 # memory-cache hits were on screen in the frame that asked for them. Release build, under Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."

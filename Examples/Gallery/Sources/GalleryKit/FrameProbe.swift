@@ -1,40 +1,24 @@
 import Foundation
+import Glibc
 import KingfisherGTK
-import KingfisherGTKShims
-import Synchronization
 
-/// Measures how long the main thread works in each frame: the time between two frames of a
-/// widget's clock, less the time GLib spent waiting in `poll` between them. What is left is layout,
-/// drawing and every main-actor job (`setImage`, completions) that ran in that frame.
+/// Measures how much CPU time the main thread spends in each frame of a widget's clock: layout,
+/// drawing and every main-actor job (`setImage`, completions) that ran between two frames.
+///
+/// It reads the thread's own CPU clock (`CLOCK_THREAD_CPUTIME_ID`), so time the thread spent
+/// waiting, or preempted by other processes, does not count.
 @MainActor
 public final class FrameProbe {
-    /// Nanoseconds GLib has spent waiting in `poll` since ``install()``; only the main thread polls.
-    private static let idle = Atomic<UInt64>(0)
-    private static var installed = false
-
-    /// The main-thread work of each frame measured so far, in milliseconds.
+    /// The main-thread CPU time of each frame measured so far, in milliseconds.
     public private(set) var frameWork: [Double] = []
     private var ticker: FrameTicker?
-    private var last: (time: UInt64, idle: UInt64)?
+    private var last: Double?
 
     /// A probe; call ``start(on:)`` to begin.
     public init() {}
 
-    /// Wraps GLib's poll function so idle time is counted (once per process).
-    public static func install() {
-        guard !installed else { return }
-        installed = true
-        g_main_context_set_poll_func(nil) { fds, count, timeout in
-            let start = DispatchTime.now().uptimeNanoseconds
-            let result = g_poll(fds, count, timeout)
-            FrameProbe.idle.add(DispatchTime.now().uptimeNanoseconds - start, ordering: .relaxed)
-            return result
-        }
-    }
-
-    /// Starts measuring each frame of `widget`'s clock.
+    /// Starts measuring each frame of `widget`'s clock; call it on the thread GTK runs on.
     public func start(on widget: GtkWidgetPointer) {
-        Self.install()
         ticker = FrameTicker(widget: widget) { [weak self] _ in
             self?.record()
             return true
@@ -49,13 +33,11 @@ public final class FrameProbe {
     }
 
     private func record() {
-        let now = DispatchTime.now().uptimeNanoseconds
-        let idle = Self.idle.load(ordering: .relaxed)
-        if let last {
-            let busy = Double((now - last.time) - min(now - last.time, idle - last.idle)) / 1_000_000
-            frameWork.append(busy)
-        }
-        last = (now, idle)
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        let milliseconds = Double(now.tv_sec) * 1000 + Double(now.tv_nsec) / 1_000_000
+        if let last { frameWork.append(milliseconds - last) }
+        last = milliseconds
     }
 
     /// The `fraction` quantile of the frames measured (0.5: the median), in milliseconds.

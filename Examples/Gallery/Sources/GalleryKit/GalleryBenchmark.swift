@@ -4,7 +4,7 @@ import KingfisherGTK
 import KingfisherGTKShims
 
 /// Scrolls the gallery from top to bottom (images not cached yet) and back up (cached) at a steady
-/// speed on the frame clock, measuring each frame's main-thread work with a ``FrameProbe``, then
+/// speed on the frame clock, measuring each frame's main-thread CPU time with a ``FrameProbe``, then
 /// prints one line per pass and calls `done`.
 @MainActor
 public final class GalleryBenchmark {
@@ -59,7 +59,7 @@ public final class GalleryBenchmark {
         passes.map { pass in
             let frames = pass.probe.frameWork
             let over = frames.filter { $0 > 8 }.count
-            return String(format: "gallery bench: %@: %d frames, main-thread work per frame median %.2f ms, p99 %.2f ms, max %.2f ms, %d over 8 ms; memory hits shown in the frame they were asked for: %d of %d",
+            return String(format: "gallery bench: %@: %d frames, main-thread CPU per frame median %.2f ms, p99 %.2f ms, max %.2f ms, %d over 8 ms; memory hits shown in the frame they were asked for: %d of %d",
                           pass.name, frames.count, pass.probe.quantile(0.5), pass.probe.quantile(0.99),
                           frames.max() ?? 0, over, pass.hits.shown, pass.hits.requested)
         }.joined(separator: "\n")
