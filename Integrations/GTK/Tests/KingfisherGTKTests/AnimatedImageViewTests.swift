@@ -86,6 +86,32 @@ struct AnimatedImageViewTests {
         #expect(try await GTKTest.centreColour(of: view.widget).isClose(to: Self.colours[Self.colours.count - 1]))
     }
 
+    @Test func playsWhileMappedAndDecodesFramesAtTheWidgetsPixelSize() async throws {
+        let frames = Self.colours.map { Pixels.solid($0, width: 128, height: 128, duration: 0.1) }
+        let data = try #require(KFCrossPlatformImage(frames: frames)?.kf.gifRepresentation())
+        let lazy = try KFCrossPlatformImage(data: data, options: ImageCreatingOptions(preloadAllFrames: false))
+        #expect(lazy.frameSource != nil)
+        let view = AnimatedImageView()
+        let window = try TestWindow(child: view.widget, width: 32, height: 32)
+        defer { window.close() }
+        try await GTKTest.pump(until: "the view to be shown") {
+            gtk_widget_get_mapped(view.widget) != 0 && gtk_widget_get_width(view.widget) > 0
+        }
+        let side = Int(gtk_widget_get_width(view.widget)) * Int(gtk_widget_get_scale_factor(view.widget))
+        view.image = lazy
+        #expect(view.isAnimating, "a mapped view plays at once")
+        let animator = try #require(view.currentAnimator)
+        await animator.waitUntilPreloaded()
+        let frame = try #require(animator.currentFrameImage)
+        #expect(frame.pixelWidth <= side && frame.pixelWidth < 128, "decoded at \(frame.pixelWidth) px for a \(side) px view")
+
+        gtk_widget_set_visible(view.widget, 0)
+        try await GTKTest.pump(until: "the view to be unmapped") { gtk_widget_get_mapped(view.widget) == 0 }
+        #expect(!view.isAnimating, "an unmapped view stops")
+        gtk_widget_set_visible(view.widget, 1)
+        try await GTKTest.pump(until: "the view to play again") { view.isAnimating }
+    }
+
     @Test func anImageIndicatorPlaysInTheIndicatorSlotWhileLoading() async throws {
         let server = try await TestHTTPServer.start()
         let gate = TestGate()
