@@ -7,8 +7,8 @@ let package = Package(
     products: [
         .library(name: "Kingfisher", targets: ["Kingfisher"]),
         .executable(name: "kf", targets: ["kf"]),
-        // Test support, not the library's API: the loopback HTTP server the tests (ours and the GTK
-        // package's) and the gallery demo start on 127.0.0.1.
+        // Test support, not the library's API: the loopback HTTP server that the tests of every
+        // package in this repository, and the gallery demo, start on 127.0.0.1.
         .library(name: "KingfisherTestServer", targets: ["KingfisherTestServer"]),
     ],
     dependencies: [
