@@ -1,0 +1,96 @@
+import Foundation
+import Kingfisher
+import Synchronization
+
+/// Produces the bytes of a rendition through three tiers: the server's memory of rendered images,
+/// the disk cache, and a job that fetches and processes the source through `KingfisherManager`.
+///
+/// Jobs for the same rendition are shared (one origin fetch however many requests ask at once),
+/// bounded by a ``JobLimiter``, and given a deadline.
+final class RenditionPipeline: Sendable {
+    let manager: KingfisherManager
+    let memory: RenditionMemoryCache
+    let limiter: JobLimiter
+    let limits: ImageServerLimits
+    let metrics: ServerMetrics
+    private let flights = SingleFlight<Rendition>()
+
+    init(manager: KingfisherManager, limits: ImageServerLimits, memoryLimit: Int, metrics: ServerMetrics) {
+        self.manager = manager
+        self.memory = RenditionMemoryCache(limit: memoryLimit)
+        self.limiter = JobLimiter(maxRunning: limits.maxConcurrentJobs, maxWaiting: limits.maxQueuedJobs)
+        self.limits = limits
+        self.metrics = metrics
+    }
+
+    /// The rendition of `source` processed by `processor` and encoded as `rendering`, and the tier it came from.
+    ///
+    /// `vet` runs before the origin is fetched (the address check); cached renditions skip it.
+    func rendition(
+        source: URL, processor: any ImageProcessor, rendering: OutputFormat.Rendering,
+        vet: @escaping @Sendable () async throws -> Void
+    ) async throws -> (Rendition, CacheTier) {
+        let cacheKey = "kfserve:\(rendering.token):\(source.absoluteString)"
+        let key = processor.identifier.isEmpty ? cacheKey : "\(cacheKey)@\(processor.identifier)"
+        if let hit = memory.value(forKey: key) {
+            return (hit, .memory)
+        }
+        if let bytes = try? manager.cache.diskStorage.value(forKey: key), !bytes.isEmpty {
+            let rendition = Rendition(bytes: bytes, key: key)
+            memory.store(rendition, forKey: key)
+            return (rendition, .disk)
+        }
+        let (rendition, joined) = try await flights.value(forKey: key) { [self] in
+            try await vet()
+            return try await limiter.run {
+                try await render(source: source, cacheKey: cacheKey, key: key, processor: processor, rendering: rendering)
+            }
+        }
+        return (rendition, joined ? .shared : .origin)
+    }
+
+    /// Fetches, processes and encodes one rendition, stores it in memory and on disk.
+    private func render(
+        source: URL, cacheKey: String, key: String, processor: any ImageProcessor, rendering: OutputFormat.Rendering
+    ) async throws -> Rendition {
+        let limits = self.limits
+        let options: KingfisherOptionsInfo = [
+            .processor(processor),
+            .cacheSerializer(rendering.serializer),
+            .decodingLimits(ImageDecodingLimits(
+                maxPixelsPerFrame: limits.maxPixelsPerFrame, maxFrameCount: limits.maxFrames,
+                maxTotalAnimationPixels: limits.maxPixelsPerFrame.multipliedReportingOverflow(by: limits.maxFrames).overflow
+                    ? Int.max : limits.maxPixelsPerFrame * limits.maxFrames)),
+            .cacheMemoryOnly,
+        ]
+        let received = Mutex<Int64>(0)
+        let resource = KF.ImageResource(downloadURL: source, cacheKey: cacheKey)
+        let manager = self.manager
+        let result: RetrieveImageResult
+        do {
+            result = try await Deadline.run(seconds: limits.processingTimeout, onTimeout: ImageServerError(
+                .gatewayTimeout, "fetching and processing the image took longer than \(Self.seconds(limits.processingTimeout))"
+            )) {
+                try await manager.retrieveImage(with: resource, options: options) { receivedSize, _ in
+                    received.withLock { $0 = max($0, receivedSize) }
+                }
+            }
+        } catch {
+            metrics.recordUpstream(bytes: received.withLock { $0 })
+            throw ImageServerError(mapping: error, source: source)
+        }
+        metrics.recordUpstream(bytes: received.withLock { $0 })
+        guard let bytes = rendering.serializer.data(with: result.image, original: nil), !bytes.isEmpty else {
+            throw ImageServerError(.internalServerError, "the processed image could not be encoded as \(rendering.token)")
+        }
+        let rendition = Rendition(bytes: bytes, key: key)
+        memory.store(rendition, forKey: key)
+        try? manager.cache.diskStorage.store(value: bytes, forKey: key)
+        return rendition
+    }
+
+    /// `2 s`, `0.5 s`.
+    static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}
