@@ -81,6 +81,8 @@ let package = Package(
                 "Kingfisher",
                 "KingfisherServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             // Start-up memory of the release binary (measured in the note of issue 7): the
             // statically linked runtime exports every symbol and carries ~120,000 relative
@@ -121,6 +123,7 @@ let package = Package(
             dependencies: [
                 "KingfisherServer", "Kingfisher", "KingfisherTestServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

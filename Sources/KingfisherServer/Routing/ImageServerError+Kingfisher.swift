@@ -68,6 +68,8 @@ extension ImageServerError {
             self.init(.unprocessableContent, "the source is not an image in a format the server decodes")
         case .decodingFailed(let format, let description):
             self.init(.unprocessableContent, "the \(format) source could not be decoded: \(description)")
+        case .processingFailed(let processor, _) where processor.identifier.isEmpty:
+            self.init(.unprocessableContent, "the source is not an image the server decodes")
         case .processingFailed(let processor, _):
             self.init(.unprocessableContent, "the processor \(processor.identifier) could not process the source")
         case .encodingFailed(let format, let description):
