@@ -54,8 +54,9 @@ final class RenditionPipeline: Sendable {
         source: URL, cacheKey: String, key: String, processor: any ImageProcessor, rendering: OutputFormat.Rendering
     ) async throws -> Rendition {
         let limits = self.limits
+        let guarded = GuardedProcessor(wrapped: processor, limits: limits)
         let options: KingfisherOptionsInfo = [
-            .processor(processor),
+            .processor(guarded),
             .cacheSerializer(rendering.serializer),
             .decodingLimits(ImageDecodingLimits(
                 maxPixelsPerFrame: limits.maxPixelsPerFrame, maxFrameCount: limits.maxFrames,
@@ -77,7 +78,8 @@ final class RenditionPipeline: Sendable {
             }
         } catch {
             metrics.recordUpstream(bytes: received.withLock { $0 })
-            throw ImageServerError(mapping: error, source: source)
+            let refusal = guarded.failure.error
+            throw ImageServerError(mapping: refusal ?? error, source: source)
         }
         metrics.recordUpstream(bytes: received.withLock { $0 })
         guard let bytes = rendering.serializer.data(with: result.image, original: nil), !bytes.isEmpty else {

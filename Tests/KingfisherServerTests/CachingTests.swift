@@ -1,0 +1,73 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Kingfisher
+import Testing
+@testable import KingfisherServer
+
+@Suite("kf serve HTTP caching")
+struct CachingTests {
+    @Test("If-None-Match with the ETag is 304 without a body; another tag is 200")
+    func notModified() async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            let path = harness.path("/a.jpg", spec: "downsample(20x20)", format: .auto)
+            let first = try await harness.get(path)
+            let etag = try #require(first.headers[.eTag])
+            let again = try await harness.get(path, headers: [.ifNoneMatch: etag])
+            #expect(again.status == .notModified)
+            #expect(again.body.readableBytes == 0)
+            #expect(again.headers[.eTag] == etag)
+            #expect(again.headers[.cacheControl] == "public, max-age=600")
+            #expect(again.headers[.vary] == "Accept")
+            let listed = try await harness.get(path, headers: [.ifNoneMatch: "\"nope\", W/\(etag)"])
+            #expect(listed.status == .notModified)
+            #expect(try await harness.get(path, headers: [.ifNoneMatch: "*"]).status == .notModified)
+            let other = try await harness.get(path, headers: [.ifNoneMatch: "\"nope\""])
+            #expect(other.status == .ok)
+            #expect(other.data == first.data)
+            #expect(harness.origin.requestCount(for: "/a.jpg") == 1)
+        }
+    }
+
+    @Test("the ETag differs by processor and format, and is the same from memory and from disk")
+    func etags() async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            let small = try await harness.get(harness.path("/a.jpg", spec: "downsample(20x20)"))
+            let smaller = try await harness.get(harness.path("/a.jpg", spec: "downsample(10x10)"))
+            let jpeg = try await harness.get(harness.path("/a.jpg", spec: "downsample(20x20)", format: .jpeg))
+            #expect(Set([small.headers[.eTag], smaller.headers[.eTag], jpeg.headers[.eTag]]).count == 3)
+
+            // A second server on the same cache has no rendition in memory: it reads the disk.
+            let twin = ImageServer(configuration: harness.server.configuration, manager: harness.server.manager, logger: harness.server.logger)
+            let source = harness.origin.url("/a.jpg")
+            let (rendition, tier) = try await twin.pipeline.rendition(
+                source: source, processor: DownsamplingImageProcessor(size: CGSize(width: 20, height: 20)),
+                rendering: OutputFormat.png.rendering(accept: nil), vet: {})
+            #expect(tier == .disk)
+            #expect(rendition.etag == small.headers[.eTag])
+            #expect(rendition.bytes == small.data)
+            #expect(harness.origin.requestCount(for: "/a.jpg") == 3)
+        }
+    }
+
+    @Test("the rendition memory keeps the most recently used within its byte limit")
+    func memoryLimit() {
+        let cache = RenditionMemoryCache(limit: 250)
+        let a = Rendition(bytes: Data(repeating: 1, count: 100), key: "a")
+        let b = Rendition(bytes: Data(repeating: 2, count: 100), key: "b")
+        let c = Rendition(bytes: Data(repeating: 3, count: 100), key: "c")
+        cache.store(a, forKey: "a")
+        cache.store(b, forKey: "b")
+        #expect(cache.value(forKey: "a")?.etag == a.etag)
+        cache.store(c, forKey: "c")
+        #expect(cache.value(forKey: "b") == nil)
+        #expect(cache.value(forKey: "a") != nil)
+        #expect(cache.value(forKey: "c") != nil)
+        #expect(cache.totalBytes == 200)
+        cache.store(Rendition(bytes: Data(count: 300), key: "big"), forKey: "big")
+        #expect(cache.value(forKey: "big") == nil)
+        #expect(cache.totalBytes == 200)
+    }
+}
