@@ -74,6 +74,7 @@ public final class ImageServer: Sendable {
     /// Answers one image request, logging it and recording its metrics; never throws.
     func respond(to request: Request, parameters: Parameters) async -> Response {
         let start = ContinuousClock.now
+        metrics.requestStarted()
         var tier: CacheTier?
         var reason: String?
         let response: Response

@@ -93,8 +93,9 @@ struct ServeRunCommand: ParsableCommand {
         logger.logLevel = level
         let server = ImageServer(
             configuration: configuration, manager: KingfisherManager(downloader: downloader, cache: cache), logger: logger)
-        let app = server.makeApplication(host: host, port: port) { [logger, host] bound in
-            logger.notice("kf serve listening on http://\(host):\(bound)")
+        let app = server.makeApplication(host: host, port: port) { [host] bound in
+            // Scripts read the bound port from this line (with --port 0 it is chosen by the system).
+            FileHandle.standardOutput.write(Data("kf serve: listening on http://\(host):\(bound)\n".utf8))
         }
         let failure = Mutex<(any Error)?>(nil)
         let done = DispatchSemaphore(value: 0)

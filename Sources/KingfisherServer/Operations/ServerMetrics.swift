@@ -7,14 +7,16 @@ import Synchronization
 ///
 /// Nothing is bootstrapped globally, so several servers (or tests) in one process keep separate
 /// figures. Names: `kf_serve_requests_total{status}`, `kf_serve_request_duration_seconds`
-/// (histogram), `kf_serve_cache_total{tier}` (`memory`, `disk`, `shared`, `origin`) and
-/// `kf_serve_upstream_bytes_total`.
+/// (histogram), `kf_serve_cache_total{tier}` (`memory`, `disk`, `shared`, `origin`),
+/// `kf_serve_upstream_bytes_total` and `kf_serve_requests_in_flight` (image requests being answered).
 public final class ServerMetrics: Sendable {
     /// The registry the metrics live in.
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
     private let duration: CoreMetrics.Timer
     private let upstreamBytes: CoreMetrics.Counter
+    private let inFlightGauge: CoreMetrics.Gauge
+    private let inFlight = Atomic<Int>(0)
     private let requestCounters = Mutex<[Int: CoreMetrics.Counter]>([:])
     private let tierCounters: [CacheTier: CoreMetrics.Counter]
 
@@ -31,11 +33,18 @@ public final class ServerMetrics: Sendable {
         self.factory = factory
         self.duration = CoreMetrics.Timer(label: "kf_serve_request_duration_seconds", factory: factory)
         self.upstreamBytes = CoreMetrics.Counter(label: "kf_serve_upstream_bytes_total", factory: factory)
+        self.inFlightGauge = CoreMetrics.Gauge(label: "kf_serve_requests_in_flight", factory: factory)
         var tiers: [CacheTier: CoreMetrics.Counter] = [:]
         for tier in CacheTier.allCases {
             tiers[tier] = CoreMetrics.Counter(label: "kf_serve_cache_total", dimensions: [("tier", tier.rawValue)], factory: factory)
         }
         self.tierCounters = tiers
+    }
+
+    /// Counts a request that started; ``recordRequest(status:nanoseconds:)`` ends it.
+    func requestStarted() {
+        let now = inFlight.wrappingAdd(1, ordering: .relaxed).newValue
+        inFlightGauge.record(now)
     }
 
     /// Records one answered request.
@@ -48,6 +57,7 @@ public final class ServerMetrics: Sendable {
         }
         counter.increment()
         duration.recordNanoseconds(nanoseconds)
+        inFlightGauge.record(inFlight.wrappingSubtract(1, ordering: .relaxed).newValue)
     }
 
     /// Records where a rendition came from.
