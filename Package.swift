@@ -124,6 +124,7 @@ let package = Package(
                 "KingfisherServer", "Kingfisher", "KingfisherTestServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
     ],
