@@ -21,8 +21,8 @@ struct ServeRunCommand: ParsableCommand {
         """
     )
 
-    @Option(help: "The port to listen on (0: any free port, printed on start).")
-    var port: Int = 8080
+    @Option(help: "The port to listen on (default: $KF_SERVE_PORT, else 8080; 0: any free port, printed on start).")
+    var port: Int?
 
     @Option(help: "The address to listen on.")
     var host: String = "127.0.0.1"
@@ -34,7 +34,8 @@ struct ServeRunCommand: ParsableCommand {
     var insecureUnsigned = false
 
     @Option(name: .customLong("allow-host"), help: ArgumentHelp(
-        "A source host (cdn.example.com, *.example.com) or URL prefix (https://example.com/img/) to fetch from; repeatable.",
+        "A source host (cdn.example.com, *.example.com) or URL prefix (https://example.com/img/) to fetch from; "
+            + "repeatable (default: $KF_SERVE_ALLOW_HOSTS, separated by commas).",
         valueName: "HOST"))
     var allowedSources: [String] = []
 
@@ -82,6 +83,7 @@ struct ServeRunCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try makeConfiguration()
+        let port = try listeningPort()
         guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
             throw CLIError.usage("--log-level must be trace, debug, info, notice, warning, error or critical")
         }
@@ -114,10 +116,13 @@ struct ServeRunCommand: ParsableCommand {
         guard key != nil || insecureUnsigned else {
             throw CLIError.usage("a signing key is needed: --key KEY or KF_SERVE_KEY (or --insecure-unsigned)")
         }
+        var allowedSources = allowedSources
+        if allowedSources.isEmpty, let hosts = ProcessInfo.processInfo.environment["KF_SERVE_ALLOW_HOSTS"] {
+            allowedSources = hosts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
         guard !allowedSources.isEmpty else {
             throw CLIError.usage("no source is allowed: give --allow-host HOST (a host name or URL prefix)")
         }
-        guard (0...65_535).contains(port) else { throw CLIError.usage("--port must be 0...65535; got \(port)") }
         let limits = ImageServerLimits(
             maxSourceBytes: maxSourceBytes, maxPixelsPerFrame: maxPixels, maxFrames: maxFrames,
             upstreamTimeout: upstreamTimeout, processingTimeout: processingTimeout,
@@ -127,5 +132,15 @@ struct ServeRunCommand: ParsableCommand {
             allowedSources: SourceAllowList(allowedSources), allowPrivateAddresses: allowPrivateAddresses,
             allowedAddresses: Set(allowedAddresses), limits: limits, maxAge: maxAge,
             renditionMemoryLimit: max(0, memoryMB) * 1024 * 1024)
+    }
+
+    /// `--port`, else `$KF_SERVE_PORT`, else 8080.
+    private func listeningPort() throws -> Int {
+        let environment = ProcessInfo.processInfo.environment["KF_SERVE_PORT"]
+        guard let port = port ?? environment.map({ Int($0) ?? -1 }) else { return 8080 }
+        guard (0...65_535).contains(port) else {
+            throw CLIError.usage("the port must be 0...65535; got \(self.port.map(String.init) ?? environment ?? "")")
+        }
+        return port
     }
 }
