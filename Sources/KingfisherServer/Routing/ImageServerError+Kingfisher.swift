@@ -53,7 +53,7 @@ extension ImageServerError {
             self.init(.badGateway, "the origin closed the connection after \(received) of \(expected) bytes")
         case .URLSessionError(let error):
             self.init(.badGateway, "the origin could not be reached: \(error)")
-        case .invalidURLResponse, .dataModifyingFailed, .noURLResponse, .cancelledByDelegate:
+        case .invalidURLResponse, .dataModifyingFailed, .noURLResponse, .cancelledByDelegate, .notModified:
             self.init(.badGateway, "the origin's response could not be used")
         }
     }
