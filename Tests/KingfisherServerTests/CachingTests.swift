@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Kingfisher
+@testable import Kingfisher
+import KingfisherTestServer
+import Synchronization
 import Testing
 @testable import KingfisherServer
 
@@ -49,6 +51,46 @@ struct CachingTests {
             #expect(rendition.etag == small.headers[.eTag])
             #expect(rendition.bytes == small.data)
             #expect(harness.origin.requestCount(for: "/a.jpg") == 3)
+        }
+    }
+
+    @Test("an expired rendition is revalidated with the origin: a 304 serves the disk's bytes, no refetch")
+    func revalidation() async throws {
+        let now = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        let clock = CacheClock { now.withLock { $0 } }
+        try await ServeKit.run(clock: clock) { harness in
+            harness.origin.route("/r.jpg", [
+                KingfisherTestServer.TestResponse.ok(ServeKit.jpeg).withHeaders([("ETag", "\"o1\""), ("Cache-Control", "max-age=60")]),
+                KingfisherTestServer.TestResponse.status(304).withHeaders([("ETag", "\"o1\"")]),
+            ])
+            let first = try await harness.get(harness.path("/r.jpg", spec: "downsample(16x16)"))
+            #expect(first.status == .ok)
+
+            // Fresh servers on the same cache (no rendition in memory), the manager's memory cleared.
+            func renderAgain() async throws -> (Rendition, CacheTier) {
+                harness.server.manager.cache.clearMemoryCache()
+                let twin = ImageServer(
+                    configuration: harness.server.configuration, manager: harness.server.manager, logger: harness.server.logger)
+                return try await twin.pipeline.rendition(
+                    source: harness.origin.url("/r.jpg"), processor: DownsamplingImageProcessor(size: CGSize(width: 16, height: 16)),
+                    rendering: OutputFormat.png.rendering(accept: nil), vet: {})
+            }
+            let fresh = try await renderAgain()
+            #expect(fresh.1 == .disk)
+            #expect(harness.origin.requestCount(for: "/r.jpg") == 1)
+
+            now.withLock { $0.addTimeInterval(61) }
+            let revalidated = try await renderAgain()
+            #expect(revalidated.1 == .revalidated)
+            #expect(revalidated.0.bytes == first.data)
+            #expect(revalidated.0.etag == first.headers[.eTag])
+            let requests = harness.origin.requests(for: "/r.jpg")
+            #expect(requests.count == 2)
+            #expect(requests.last?.header("If-None-Match") == "\"o1\"")
+
+            let again = try await renderAgain()
+            #expect(again.1 == .disk)
+            #expect(harness.origin.requestCount(for: "/r.jpg") == 2)
         }
     }
 

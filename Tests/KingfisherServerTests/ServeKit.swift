@@ -53,13 +53,18 @@ enum ServeKit {
     /// origin at 127.0.0.1), under a watchdog; everything is shut down and removed afterwards.
     static func run(
         seconds: Double = 30,
+        clock: CacheClock? = nil,
         configure: @Sendable (inout ImageServerConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (ServeHarness) async throws -> Void
     ) async throws {
         let origin = try await TestHTTPServer.start()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kf-serve-tests-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let cache = try ImageCache(name: "serve", cacheDirectoryURL: folder)
+        var diskConfig = DiskStorage.Config(name: "serve", sizeLimit: 0, directory: folder)
+        if let clock { diskConfig.clock = clock }
+        let cache = ImageCache(
+            memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: 32 << 20, cleanInterval: 0)),
+            diskStorage: try DiskStorage.Backend(config: diskConfig))
         let downloader = try ImageDownloader(name: "serve-test")
         var configuration = ImageServerConfiguration(
             signingKey: key, allowedSources: SourceAllowList(["127.0.0.1"]), allowedAddresses: ["127.0.0.1"],

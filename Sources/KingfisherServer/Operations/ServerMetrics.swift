@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// Nothing is bootstrapped globally, so several servers (or tests) in one process keep separate
 /// figures. Names: `kf_serve_requests_total{status}`, `kf_serve_request_duration_seconds`
-/// (histogram), `kf_serve_cache_total{tier}` (`memory`, `disk`, `shared`, `origin`),
+/// (histogram), `kf_serve_cache_total{tier}` (`memory`, `disk`, `shared`, `origin`, `revalidated`),
 /// `kf_serve_upstream_bytes_total` and `kf_serve_requests_in_flight` (image requests being answered).
 public final class ServerMetrics: Sendable {
     /// The registry the metrics live in.
@@ -87,4 +87,6 @@ public enum CacheTier: String, Sendable, Hashable, CaseIterable {
     case shared
     /// Fetched from the origin and processed.
     case origin
+    /// An expired disk entry the origin confirmed with `304 Not Modified`.
+    case revalidated
 }

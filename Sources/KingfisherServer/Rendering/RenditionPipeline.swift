@@ -13,7 +13,7 @@ final class RenditionPipeline: Sendable {
     let limiter: JobLimiter
     let limits: ImageServerLimits
     let metrics: ServerMetrics
-    private let flights = SingleFlight<Rendition>()
+    private let flights = SingleFlight<(Rendition, CacheTier)>()
 
     init(manager: KingfisherManager, limits: ImageServerLimits, memoryLimit: Int, metrics: ServerMetrics) {
         self.manager = manager
@@ -35,24 +35,27 @@ final class RenditionPipeline: Sendable {
         if let hit = memory.value(forKey: key) {
             return (hit, .memory)
         }
-        if let bytes = try? manager.cache.diskStorage.value(forKey: key), !bytes.isEmpty {
+        let disk = manager.cache.diskStorage
+        // An expired entry is left to the manager, which revalidates it with the origin.
+        if disk.isCached(forKey: key), let bytes = try? disk.value(forKey: key, extendingExpiration: .none), !bytes.isEmpty {
             let rendition = Rendition(bytes: bytes, key: key)
             memory.store(rendition, forKey: key)
             return (rendition, .disk)
         }
-        let (rendition, joined) = try await flights.value(forKey: key) { [self] in
+        let ((rendition, tier), joined) = try await flights.value(forKey: key) { [self] in
             try await vet()
             return try await limiter.run {
                 try await render(source: source, cacheKey: cacheKey, key: key, processor: processor, rendering: rendering)
             }
         }
-        return (rendition, joined ? .shared : .origin)
+        return (rendition, joined ? .shared : tier)
     }
 
-    /// Fetches, processes and encodes one rendition, stores it in memory and on disk.
+    /// Fetches, processes and encodes one rendition through the manager (which stores it on disk
+    /// with the origin's validators, and revalidates it there once it expires), and keeps it in memory.
     private func render(
         source: URL, cacheKey: String, key: String, processor: any ImageProcessor, rendering: OutputFormat.Rendering
-    ) async throws -> Rendition {
+    ) async throws -> (Rendition, CacheTier) {
         let limits = self.limits
         let guarded = GuardedProcessor(wrapped: processor, limits: limits)
         let options: KingfisherOptionsInfo = [
@@ -62,7 +65,8 @@ final class RenditionPipeline: Sendable {
                 maxPixelsPerFrame: limits.maxPixelsPerFrame, maxFrameCount: limits.maxFrames,
                 maxTotalAnimationPixels: limits.maxPixelsPerFrame.multipliedReportingOverflow(by: limits.maxFrames).overflow
                     ? Int.max : limits.maxPixelsPerFrame * limits.maxFrames)),
-            .cacheMemoryOnly,
+            .revalidateExpiredCache,
+            .waitForCache,
         ]
         let received = Mutex<Int64>(0)
         let resource = KF.ImageResource(downloadURL: source, cacheKey: cacheKey)
@@ -82,13 +86,14 @@ final class RenditionPipeline: Sendable {
             throw ImageServerError(mapping: refusal ?? error, source: source)
         }
         metrics.recordUpstream(bytes: received.withLock { $0 })
-        guard let bytes = rendering.serializer.data(with: result.image, original: nil), !bytes.isEmpty else {
+        // A rendition the origin confirmed (304) is answered with the bytes on disk as they are.
+        let stored = result.cacheType == .disk ? try? manager.cache.diskStorage.value(forKey: key, extendingExpiration: .none) : nil
+        guard let bytes = stored ?? rendering.serializer.data(with: result.image, original: nil), !bytes.isEmpty else {
             throw ImageServerError(.internalServerError, "the processed image could not be encoded as \(rendering.token)")
         }
         let rendition = Rendition(bytes: bytes, key: key)
         memory.store(rendition, forKey: key)
-        try? manager.cache.diskStorage.store(value: bytes, forKey: key)
-        return rendition
+        return (rendition, result.cacheType == .disk ? .revalidated : .origin)
     }
 
     /// `2 s`, `0.5 s`.
