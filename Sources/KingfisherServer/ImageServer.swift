@@ -46,7 +46,8 @@ public final class ImageServer: Sendable {
     }
 
     /// Adds `GET /{signature}/{format}/{spec}/{source}` (see ``ImagePath``), `GET /health` and
-    /// `GET /metrics` to `router`, relative to wherever the router is mounted.
+    /// `GET /metrics` to `router`, relative to wherever the router is mounted, and the demo page
+    /// at `GET /` when ``ImageServerConfiguration/demoSamples`` is set.
     public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         router.get("health") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
@@ -58,6 +59,9 @@ public final class ImageServer: Sendable {
         }
         router.get(":signature/:format/:spec/:source") { [self] request, context in
             await respond(to: request, parameters: context.parameters)
+        }
+        if let samples = configuration.demoSamples {
+            addDemoRoutes(to: router, samples: samples)
         }
     }
 

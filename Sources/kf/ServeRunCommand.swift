@@ -78,6 +78,12 @@ struct ServeRunCommand: ParsableCommand {
         valueName: "DIR"))
     var cacheDirectory: String?
 
+    @Flag(help: "Serve the demo page at / (it signs any allowed source for anyone: trusted networks only).")
+    var demo = false
+
+    @Option(name: .customLong("demo-sample"), help: ArgumentHelp("A sample source offered by the demo page; repeatable.", valueName: "URL"))
+    var demoSamples: [String] = []
+
     @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -131,7 +137,16 @@ struct ServeRunCommand: ParsableCommand {
             signingKey: key.map { Data($0.utf8) }, allowsUnsigned: insecureUnsigned,
             allowedSources: SourceAllowList(allowedSources), allowPrivateAddresses: allowPrivateAddresses,
             allowedAddresses: Set(allowedAddresses), limits: limits, maxAge: maxAge,
-            renditionMemoryLimit: max(0, memoryMB) * 1024 * 1024)
+            renditionMemoryLimit: max(0, memoryMB) * 1024 * 1024,
+            demoSamples: try demo ? demoSampleURLs() : nil)
+    }
+
+    /// The `--demo-sample` URLs; each must be http(s).
+    private func demoSampleURLs() throws -> [URL] {
+        try demoSamples.map { sample in
+            guard let url = Retrieval.remoteURL(sample) else { throw CLIError.usage("--demo-sample \(sample): not an http(s) URL") }
+            return url
+        }
     }
 
     /// `--port`, else `$KF_SERVE_PORT`, else 8080.

@@ -23,6 +23,10 @@ public struct ImageServerConfiguration: Sendable {
     public var maxAge: Int
     /// The most rendered images kept in memory, in bytes.
     public var renditionMemoryLimit: Int
+    /// When set, the demo page at `/` (with these sample sources) and its signer at `/demo/sign`.
+    ///
+    /// The signer signs any allowed source for anyone, so enable it only on trusted networks.
+    public var demoSamples: [URL]?
 
     /// A configuration signed with `signingKey`, fetching only from `allowedSources`.
     public init(
@@ -33,7 +37,8 @@ public struct ImageServerConfiguration: Sendable {
         allowedAddresses: Set<String> = [],
         limits: ImageServerLimits = ImageServerLimits(),
         maxAge: Int = 86_400,
-        renditionMemoryLimit: Int = 64 * 1024 * 1024
+        renditionMemoryLimit: Int = 64 * 1024 * 1024,
+        demoSamples: [URL]? = nil
     ) {
         self.signingKey = signingKey
         self.allowsUnsigned = allowsUnsigned
@@ -43,6 +48,7 @@ public struct ImageServerConfiguration: Sendable {
         self.limits = limits
         self.maxAge = max(0, maxAge)
         self.renditionMemoryLimit = max(0, renditionMemoryLimit)
+        self.demoSamples = demoSamples
     }
 }
 
