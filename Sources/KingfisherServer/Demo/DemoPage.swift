@@ -45,6 +45,7 @@ enum DemoPage {
         <p>Signed path: <code id="path"></code></p>
         <h2>Samples, downsampled</h2>
         <div id="gallery"></div>
+        <p id="status">decoded: 0, failed: 0</p>
         <script>
         async function signed(source, spec, format) {
           const query = new URLSearchParams({ source, spec, format });
@@ -53,8 +54,15 @@ enum DemoPage {
           if (!response.ok) throw new Error(text);
           return JSON.parse(text).path;
         }
+        const counts = { decoded: 0, failed: 0 };
+        function count(image) {
+          if (image.naturalWidth > 0) { counts.decoded += 1; } else { counts.failed += 1; }
+          document.getElementById("status").textContent = "decoded: " + counts.decoded + ", failed: " + counts.failed;
+        }
         function addImage(container, path) {
           const image = new Image();
+          image.onload = () => count(image);
+          image.onerror = () => count(image);
           image.src = path.slice(1);
           image.alt = path;
           container.appendChild(image);
