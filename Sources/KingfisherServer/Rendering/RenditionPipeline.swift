@@ -86,8 +86,9 @@ final class RenditionPipeline: Sendable {
             throw ImageServerError(mapping: refusal ?? error, source: source)
         }
         metrics.recordUpstream(bytes: received.withLock { $0 })
-        // A rendition the origin confirmed (304) is answered with the bytes on disk as they are.
-        let stored = result.cacheType == .disk ? try? manager.cache.diskStorage.value(forKey: key, extendingExpiration: .none) : nil
+        // The manager has written the rendition to disk (waitForCache), or the origin confirmed
+        // it (304): answer those bytes rather than encoding the image a second time.
+        let stored = try? manager.cache.diskStorage.value(forKey: key, extendingExpiration: .none)
         guard let bytes = stored ?? rendering.serializer.data(with: result.image, original: nil), !bytes.isEmpty else {
             throw ImageServerError(.internalServerError, "the processed image could not be encoded as \(rendering.token)")
         }
