@@ -94,6 +94,26 @@ struct CachingTests {
         }
     }
 
+    @Test("an origin's max-age=0 makes every later miss in memory a revalidation")
+    func maxAgeZero() async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/z.jpg", [
+                KingfisherTestServer.TestResponse.ok(ServeKit.jpeg).withHeaders([("ETag", "\"z\""), ("Cache-Control", "max-age=0")]),
+                KingfisherTestServer.TestResponse.status(304).withHeaders([("ETag", "\"z\"")]),
+            ])
+            let first = try await harness.get(harness.path("/z.jpg"))
+            #expect(first.status == .ok)
+            harness.server.manager.cache.clearMemoryCache()
+            let twin = ImageServer(configuration: harness.server.configuration, manager: harness.server.manager, logger: harness.server.logger)
+            let (rendition, tier) = try await twin.pipeline.rendition(
+                source: harness.origin.url("/z.jpg"), processor: DefaultImageProcessor.default,
+                rendering: OutputFormat.png.rendering(accept: nil), vet: {})
+            #expect(tier == .revalidated)
+            #expect(rendition.bytes == first.data)
+            #expect(harness.origin.requests(for: "/z.jpg").last?.header("If-None-Match") == "\"z\"")
+        }
+    }
+
     @Test("the rendition memory keeps the most recently used within its byte limit")
     func memoryLimit() {
         let cache = RenditionMemoryCache(limit: 250)

@@ -87,14 +87,20 @@ final class RenditionPipeline: Sendable {
         }
         metrics.recordUpstream(bytes: received.withLock { $0 })
         // The manager has written the rendition to disk (waitForCache), or the origin confirmed
-        // it (304): answer those bytes rather than encoding the image a second time.
-        let stored = try? manager.cache.diskStorage.value(forKey: key, extendingExpiration: .none)
+        // it (304): answer those bytes rather than encoding the image a second time. An entry
+        // already expired (the origin said max-age=0) is left alone for the next revalidation.
+        let disk = manager.cache.diskStorage
+        let stored = disk.isCached(forKey: key) ? try? disk.value(forKey: key, extendingExpiration: .none) : nil
         guard let bytes = stored ?? rendering.serializer.data(with: result.image, original: nil), !bytes.isEmpty else {
             throw ImageServerError(.internalServerError, "the processed image could not be encoded as \(rendering.token)")
         }
         let rendition = Rendition(bytes: bytes, key: key)
         memory.store(rendition, forKey: key)
-        return (rendition, result.cacheType == .disk ? .revalidated : .origin)
+        switch result.cacheType {
+        case .none: return (rendition, .origin)
+        case .disk: return (rendition, .revalidated)
+        case .memory: return (rendition, .memory)
+        }
     }
 
     /// `2 s`, `0.5 s`.
