@@ -96,13 +96,17 @@ struct CachingTests {
 
     @Test("an origin's max-age=0 makes every later miss in memory a revalidation")
     func maxAgeZero() async throws {
-        try await ServeKit.run { harness in
+        // The disk's clock stands still until the test moves it, so the entry expires exactly then.
+        let now = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        let clock = CacheClock { now.withLock { $0 } }
+        try await ServeKit.run(clock: clock) { harness in
             harness.origin.route("/z.jpg", [
                 KingfisherTestServer.TestResponse.ok(ServeKit.jpeg).withHeaders([("ETag", "\"z\""), ("Cache-Control", "max-age=0")]),
                 KingfisherTestServer.TestResponse.status(304).withHeaders([("ETag", "\"z\"")]),
             ])
             let first = try await harness.get(harness.path("/z.jpg"))
             #expect(first.status == .ok)
+            now.withLock { $0.addTimeInterval(1) }
             harness.server.manager.cache.clearMemoryCache()
             let twin = ImageServer(configuration: harness.server.configuration, manager: harness.server.manager, logger: harness.server.logger)
             let (rendition, tier) = try await twin.pipeline.rendition(
