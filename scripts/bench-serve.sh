@@ -21,7 +21,11 @@ work="$(mktemp -d)"
 source scripts/local-nginx.sh
 pids=()
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    # thumbor's worker processes first (children of the pids started here), then those pids.
+    for pid in "${pids[@]}"; do
+        for child in $(pgrep -P "$pid" || true); do kill "$child" 2>/dev/null || true; done
+        kill "$pid" 2>/dev/null || true
+    done
     stop_local_nginx
     rm -rf "$work"
 }
