@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Kingfisher", targets: ["Kingfisher"]),
+        .library(name: "KingfisherServer", targets: ["KingfisherServer"]),
         .executable(name: "kf", targets: ["kf"]),
         // Test support, not the library's API: the loopback HTTP server that the tests of every
         // package in this repository, and the gallery demo, start on 127.0.0.1.
@@ -20,6 +21,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.1.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -57,11 +63,29 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The image server: routes an app can mount in its own Hummingbird application.
+        .target(
+            name: "KingfisherServer",
+            dependencies: [
+                "Kingfisher",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "kf",
             dependencies: [
                 "Kingfisher",
+                "KingfisherServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             // Start-up memory of the release binary (measured in the note of issue 7): the
             // statically linked runtime exports every symbol and carries ~120,000 relative
@@ -96,6 +120,15 @@ let package = Package(
             name: "KingfisherTests",
             dependencies: ["Kingfisher", "KingfisherTestSupport", "KingfisherTestServer"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "KingfisherServerTests",
+            dependencies: [
+                "KingfisherServer", "Kingfisher", "KingfisherTestServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

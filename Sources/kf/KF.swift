@@ -27,7 +27,7 @@ struct KF: ParsableCommand {
         """,
         subcommands: [
             FetchCommand.self, PrefetchCommand.self, InfoCommand.self, ConvertCommand.self, ProcessCommand.self,
-            CacheCommand.self,
+            CacheCommand.self, ServeCommand.self,
         ]
     )
 

@@ -77,6 +77,8 @@ extension KingfisherError.ResponseErrorReason {
             return "The response from \(url.absoluteString) ended after \(received) of its \(expected) bytes."
         case let .tooManyRedirects(url, limit):
             return "The download of \(url.absoluteString) was redirected more than \(limit) times or in a loop."
+        case .notModified(let url, _):
+            return "The server answered the revalidation of \(url.absoluteString) with 304 Not Modified."
         }
     }
 }

@@ -66,6 +66,9 @@ public enum KingfisherError: Error, Sendable {
         case responseIncomplete(url: URL, expected: Int64, received: Int64)
         /// 2104 (ours): the server redirected more times than the downloader allows, or in a loop.
         case tooManyRedirects(url: URL, limit: Int)
+        /// 2105 (ours): a conditional request (a revalidation) was answered `304 Not Modified`;
+        /// `validators` are those the `304` carried.
+        case notModified(url: URL, validators: ResponseValidators)
     }
 
     /// Reasons of `.cacheError`.
@@ -160,6 +163,12 @@ public enum ImageLimitViolation: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension KingfisherError {
+    /// Whether this is a revalidation answered `304 Not Modified`.
+    public var isNotModified: Bool {
+        if case .responseError(reason: .notModified) = self { return true }
+        return false
+    }
+
     /// True when the work stopped because a caller cancelled it: `.requestError(.taskCancelled)`
     /// and `.requestError(.asyncTaskContextCancelled)`.
     public var isTaskCancelled: Bool {
@@ -230,6 +239,7 @@ extension KingfisherError.ResponseErrorReason {
         case .downloadTimedOut: return 2102
         case .responseIncomplete: return 2103
         case .tooManyRedirects: return 2104
+        case .notModified: return 2105
         }
     }
 }

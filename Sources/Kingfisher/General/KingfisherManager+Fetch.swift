@@ -44,7 +44,9 @@ extension KingfisherManager {
             retrieval.link(nil)
             switch result {
             case .success(let loaded):
-                cacheAndSucceed(loaded.image, original: loaded.originalData, storeOriginal: true, source: source, retrieval)
+                cacheAndSucceed(
+                    loaded.image, original: loaded.originalData, storeOriginal: true, source: source, retrieval,
+                    validators: loaded.validators)
             case .failure(let error):
                 fail(source, error, retrieval)
             }

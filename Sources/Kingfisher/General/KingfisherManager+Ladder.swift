@@ -21,6 +21,9 @@ extension KingfisherManager {
             fetchUnlessCacheOnly(source, retrieval)
             return
         }
+        if options.revalidateExpiredCache, !options.onlyFromCache, revalidateIfExpired(source, cache: target, retrieval) {
+            return
+        }
         readDisk(cache: target, key: key, options: options, retrieval) { [self] image in
             if let image {
                 var memoryOptions = options
@@ -181,9 +184,13 @@ extension KingfisherManager {
     /// in the original cache when asked), then delivers it; with `waitForCache`, only after
     /// the disk writes are done.
     func cacheAndSucceed(
-        _ image: KFCrossPlatformImage, original: Data?, storeOriginal: Bool, source: Source, _ retrieval: ManagedRetrieval
+        _ image: KFCrossPlatformImage, original: Data?, storeOriginal: Bool, source: Source, _ retrieval: ManagedRetrieval,
+        validators: ResponseValidators? = nil
     ) {
-        let options = retrieval.options
+        var options = retrieval.options
+        if options.revalidateExpiredCache, let validators {
+            keepValidators(validators, forKey: source.cacheKey, options: &options)
+        }
         var storeOptions = options
         storeOptions.callbackQueue = .untouch
         let key = source.cacheKey

@@ -96,6 +96,12 @@ public enum KingfisherOptionsInfoItem: Sendable {
     case asyncCacheTypeCheck
     /// Show a progressive JPEG as its scans arrive, as ``ImageProgressive`` describes.
     case progressiveJPEG(ImageProgressive)
+    /// HTTP caching for downloads: keep each response's `ETag`, `Last-Modified` and
+    /// `Cache-Control` next to its disk entry (`max-age` becomes the disk expiration, `no-store`
+    /// keeps the image off the disk), and revalidate an expired entry with a conditional request:
+    /// a `304` refreshes its expiry and the cached image is used, without a body. Disk reads then
+    /// do not extend the expiry unless `diskCacheAccessExtendingExpiration` says so. Off by default.
+    case revalidateExpiredCache
 }
 
 /// The parsed form of ``KingfisherOptionsInfo`` that processors, serializers and modifiers read.
@@ -178,6 +184,8 @@ public struct KingfisherParsedOptionsInfo: Sendable {
     public var asyncCacheTypeCheck = false
     /// Progressive JPEG display, when set.
     public var progressiveJPEG: ImageProgressive?
+    /// Keep response validators and revalidate expired disk entries.
+    public var revalidateExpiredCache = false
     /// Whether the request that carries these options is still the one its image target waits
     /// for; `nil` for requests that are not made for a target. Set by `kf.setImage`, read from any
     /// thread by the manager and the cache to stop superseded work early.
@@ -232,7 +240,17 @@ public struct KingfisherParsedOptionsInfo: Sendable {
             case .alsoPrefetchToMemory: alsoPrefetchToMemory = true
             case .asyncCacheTypeCheck: asyncCacheTypeCheck = true
             case .progressiveJPEG(let value): progressiveJPEG = value
+            case .revalidateExpiredCache: revalidateExpiredCache = true
             }
+        }
+        // HTTP freshness runs from the response, not from the last read: unless the caller chose
+        // otherwise, reading a revalidated entry does not extend its disk expiry.
+        let extendingGiven = (info ?? []).contains {
+            if case .diskCacheAccessExtendingExpiration = $0 { return true }
+            return false
+        }
+        if revalidateExpiredCache && !extendingGiven {
+            diskCacheAccessExtendingExpiration = .none
         }
     }
 

@@ -12,12 +12,15 @@ public struct ImageLoadingResult: Sendable {
     public let url: URL?
     /// The bytes received (after the delegate's data hook).
     public let originalData: Data
+    /// What the response said about caching it; `nil` when not known.
+    public let validators: ResponseValidators?
 
     /// Makes a result.
-    public init(image: KFCrossPlatformImage, url: URL? = nil, originalData: Data) {
+    public init(image: KFCrossPlatformImage, url: URL? = nil, originalData: Data, validators: ResponseValidators? = nil) {
         self.image = image
         self.url = url
         self.originalData = originalData
+        self.validators = validators
     }
 }
 

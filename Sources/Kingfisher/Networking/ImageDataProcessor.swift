@@ -8,6 +8,8 @@ struct ImageDataProcessor {
     let data: Data
     let url: URL
     let callers: [DownloadTask]
+    /// What the response said about caching it.
+    var validators: ResponseValidators? = nil
 
     /// Processes for every caller still waiting; `onImage` sees each image made.
     func process(onImage: (KFCrossPlatformImage) -> Void) {
@@ -25,7 +27,7 @@ struct ImageDataProcessor {
             let result: Result<ImageLoadingResult, KingfisherError>
             if let image = processor.process(item: item, options: first.options) {
                 onImage(image)
-                result = .success(ImageLoadingResult(image: image, url: url, originalData: data))
+                result = .success(ImageLoadingResult(image: image, url: url, originalData: data, validators: validators))
             } else {
                 result = .failure(.processorError(reason: .processingFailed(processor: processor, item: item)))
             }

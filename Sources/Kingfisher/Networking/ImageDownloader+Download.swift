@@ -149,7 +149,7 @@ extension ImageDownloader {
     /// Hands `result` to the caller, or asks its retry strategy first when it is a failure that
     /// is not a cancellation.
     func deliver(_ result: Result<ImageLoadingResult, KingfisherError>, to task: DownloadTask) {
-        guard case .failure(let error) = result, !error.isTaskCancelled,
+        guard case .failure(let error) = result, !error.isTaskCancelled, !error.isNotModified,
               let strategy = task.options.retryStrategy, task.isActive else {
             task.finish(result)
             return

@@ -39,7 +39,8 @@ extension SessionDataTask {
                 return
             }
             downloader.reportDidFinishDownloading(url: originalURL, response: response, error: nil)
-            ImageDataProcessor(data: data, url: originalURL, callers: callers).process { image in
+            let validators = ResponseValidators(headers: response.headers)
+            ImageDataProcessor(data: data, url: originalURL, callers: callers, validators: validators).process { image in
                 downloader.reportDidDownload(image: image, url: originalURL, response: response)
             }
         }
@@ -96,6 +97,10 @@ extension SessionDataTask {
                 continue
             }
 
+            if head.statusCode == 304, Self.isConditional(current) {
+                for try await _ in response.body {}
+                throw KingfisherError.responseError(reason: .notModified(url: url, validators: ResponseValidators(headers: head.headers)))
+            }
             guard downloader.isValidStatusCode(head.statusCode) else {
                 throw KingfisherError.responseError(reason: .invalidHTTPStatusCode(response: try urlResponse(head)))
             }
@@ -194,6 +199,11 @@ extension SessionDataTask {
             }
         }
         return clientRequest
+    }
+
+    /// Whether `request` is a revalidation (`If-None-Match` or `If-Modified-Since`).
+    static func isConditional(_ request: URLRequest) -> Bool {
+        request.value(forHTTPHeaderField: "If-None-Match") != nil || request.value(forHTTPHeaderField: "If-Modified-Since") != nil
     }
 
     /// The Foundation response for hooks and errors; `.noURLResponse` if it cannot be made.

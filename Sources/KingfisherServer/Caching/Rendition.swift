@@ -1,0 +1,39 @@
+import Crypto
+import Foundation
+import Kingfisher
+
+/// One rendered image as it is answered: the bytes, their MIME type and their entity tag.
+struct Rendition: Sendable {
+    /// The encoded image.
+    let bytes: Data
+    /// The MIME type of `bytes`, from their magic bytes.
+    let contentType: String
+    /// The strong entity tag, quoted.
+    let etag: String
+
+    /// A rendition of `bytes` for the request whose rendition key is `key`.
+    ///
+    /// The entity tag is a SHA-256 digest over the key (source URL, output rendering, processor
+    /// identifier) and the bytes, so it changes whenever the source, the chain or the format does.
+    init(bytes: Data, key: String) {
+        self.bytes = bytes
+        self.contentType = ImageFormat(data: bytes).mimeType
+        var hasher = SHA256()
+        hasher.update(data: Data(key.utf8))
+        hasher.update(data: Data([0]))
+        hasher.update(data: bytes)
+        let digest = hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined()
+        self.etag = "\"\(digest)\""
+    }
+
+    /// Whether an `If-None-Match` header names this rendition (or is `*`).
+    func matches(ifNoneMatch header: String) -> Bool {
+        for candidate in header.split(separator: ",") {
+            var tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            if tag == etag { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Everything an ``ImageServer`` needs to know: its signing key, which sources it may fetch, and its limits.
+///
+/// The defaults are the safe ones: every request must be signed, no source is allowed until
+/// ``allowedSources`` names it, and no loopback, private, link-local or metadata address is
+/// fetched unless ``allowPrivateAddresses`` is set or ``allowedAddresses`` names the address.
+public struct ImageServerConfiguration: Sendable {
+    /// The HMAC-SHA256 key URLs are signed with; `nil` only together with ``allowsUnsigned``.
+    public var signingKey: Data?
+    /// Accepts the `unsafe` signature segment in place of a signature.
+    public var allowsUnsigned: Bool
+    /// The sources the server fetches: host names (`cdn.example.com`, `*.example.com`) or URL
+    /// prefixes (`https://example.com/images/`).
+    public var allowedSources: SourceAllowList
+    /// Fetches from loopback, private, link-local and metadata addresses too.
+    public var allowPrivateAddresses: Bool
+    /// Addresses fetched even though they are loopback or private, e.g. `127.0.0.1`.
+    public var allowedAddresses: Set<String>
+    /// Limits on sources, images and work.
+    public var limits: ImageServerLimits
+    /// `max-age` of the `Cache-Control` header sent with images, in seconds.
+    public var maxAge: Int
+    /// The most rendered images kept in memory, in bytes.
+    public var renditionMemoryLimit: Int
+    /// When set, the demo page at `/` (with these sample sources) and its signer at `/demo/sign`.
+    ///
+    /// The signer signs any allowed source for anyone, so enable it only on trusted networks.
+    public var demoSamples: [URL]?
+
+    /// A configuration signed with `signingKey`, fetching only from `allowedSources`.
+    public init(
+        signingKey: Data?,
+        allowsUnsigned: Bool = false,
+        allowedSources: SourceAllowList,
+        allowPrivateAddresses: Bool = false,
+        allowedAddresses: Set<String> = [],
+        limits: ImageServerLimits = ImageServerLimits(),
+        maxAge: Int = 86_400,
+        renditionMemoryLimit: Int = 64 * 1024 * 1024,
+        demoSamples: [URL]? = nil
+    ) {
+        self.signingKey = signingKey
+        self.allowsUnsigned = allowsUnsigned
+        self.allowedSources = allowedSources
+        self.allowPrivateAddresses = allowPrivateAddresses
+        self.allowedAddresses = allowedAddresses
+        self.limits = limits
+        self.maxAge = max(0, maxAge)
+        self.renditionMemoryLimit = max(0, renditionMemoryLimit)
+        self.demoSamples = demoSamples
+    }
+}
+
+/// The limits an ``ImageServer`` enforces; each refusal names the limit it broke.
+public struct ImageServerLimits: Sendable, Hashable {
+    /// The largest source accepted, in bytes (over it: `413`).
+    public var maxSourceBytes: Int64
+    /// The most pixels in one frame (over it: `422`, before any pixel is allocated).
+    public var maxPixelsPerFrame: Int
+    /// The most frames of an animation (over it: `422`).
+    public var maxFrames: Int
+    /// Seconds without a byte from the origin before the fetch fails with `504`.
+    public var upstreamTimeout: TimeInterval
+    /// Seconds a whole job (fetch, decode, process, encode) may take before the request fails with `504`.
+    public var processingTimeout: TimeInterval
+    /// Jobs fetching or processing at once.
+    public var maxConcurrentJobs: Int
+    /// Jobs waiting for a slot; one more is refused with `503` and `Retry-After`.
+    public var maxQueuedJobs: Int
+
+    /// Limits with the defaults: 25 MB, 50 megapixels, 500 frames, 10 s upstream, 20 s per job,
+    /// 2 jobs at once and 64 waiting.
+    public init(
+        maxSourceBytes: Int64 = 25 * 1024 * 1024,
+        maxPixelsPerFrame: Int = 50_000_000,
+        maxFrames: Int = 500,
+        upstreamTimeout: TimeInterval = 10,
+        processingTimeout: TimeInterval = 20,
+        maxConcurrentJobs: Int = 2,
+        maxQueuedJobs: Int = 64
+    ) {
+        self.maxSourceBytes = max(1, maxSourceBytes)
+        self.maxPixelsPerFrame = max(1, maxPixelsPerFrame)
+        self.maxFrames = max(1, maxFrames)
+        self.upstreamTimeout = upstreamTimeout > 0 ? upstreamTimeout : 10
+        self.processingTimeout = processingTimeout > 0 ? processingTimeout : 20
+        self.maxConcurrentJobs = max(1, maxConcurrentJobs)
+        self.maxQueuedJobs = max(0, maxQueuedJobs)
+    }
+}

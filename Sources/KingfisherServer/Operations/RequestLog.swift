@@ -1,0 +1,22 @@
+import Hummingbird
+import Logging
+
+/// Writes the one log line of a request.
+enum RequestLog {
+    /// `GET /path` at `info` with `status`, `bytes`, `ms` and `cache` as metadata; refusals add
+    /// their `reason` and are logged at `notice` (5xx at `warning`).
+    static func write(
+        to logger: Logger, request: Request, status: Int, bytes: Int, nanoseconds: Int64, tier: CacheTier?, reason: String?
+    ) {
+        let level: Logger.Level = status >= 500 ? .warning : (status >= 400 ? .notice : .info)
+        guard logger.logLevel <= level else { return }
+        let milliseconds = Double(nanoseconds) / 1_000_000
+        let path = request.uri.path.count > 200 ? request.uri.path.prefix(200) + "…" : request.uri.path
+        let cache = tier?.rawValue ?? "-"
+        var metadata: Logger.Metadata = [
+            "status": "\(status)", "bytes": "\(bytes)", "ms": "\((milliseconds * 10).rounded() / 10)", "cache": "\(cache)",
+        ]
+        if let reason { metadata["reason"] = "\(reason)" }
+        logger.log(level: level, "\(request.method) \(path)", metadata: metadata)
+    }
+}

@@ -1,0 +1,92 @@
+import CoreMetrics
+import Foundation
+import Prometheus
+import Synchronization
+
+/// The server's metrics, kept in its own Prometheus registry and written out by `/metrics`.
+///
+/// Nothing is bootstrapped globally, so several servers (or tests) in one process keep separate
+/// figures. Names: `kf_serve_requests_total{status}`, `kf_serve_request_duration_seconds`
+/// (histogram), `kf_serve_cache_total{tier}` (`memory`, `disk`, `shared`, `origin`, `revalidated`),
+/// `kf_serve_upstream_bytes_total` and `kf_serve_requests_in_flight` (image requests being answered).
+public final class ServerMetrics: Sendable {
+    /// The registry the metrics live in.
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let duration: CoreMetrics.Timer
+    private let upstreamBytes: CoreMetrics.Counter
+    private let inFlightGauge: CoreMetrics.Gauge
+    private let inFlight = Atomic<Int>(0)
+    private let requestCounters = Mutex<[Int: CoreMetrics.Counter]>([:])
+    private let tierCounters: [CacheTier: CoreMetrics.Counter]
+
+    /// Metrics in a new registry.
+    public init() {
+        let registry = PrometheusCollectorRegistry()
+        self.registry = registry
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+            .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+            .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+        ]
+        self.factory = factory
+        self.duration = CoreMetrics.Timer(label: "kf_serve_request_duration_seconds", factory: factory)
+        self.upstreamBytes = CoreMetrics.Counter(label: "kf_serve_upstream_bytes_total", factory: factory)
+        self.inFlightGauge = CoreMetrics.Gauge(label: "kf_serve_requests_in_flight", factory: factory)
+        var tiers: [CacheTier: CoreMetrics.Counter] = [:]
+        for tier in CacheTier.allCases {
+            tiers[tier] = CoreMetrics.Counter(label: "kf_serve_cache_total", dimensions: [("tier", tier.rawValue)], factory: factory)
+        }
+        self.tierCounters = tiers
+    }
+
+    /// Counts a request that started; ``recordRequest(status:nanoseconds:)`` ends it.
+    func requestStarted() {
+        let now = inFlight.wrappingAdd(1, ordering: .relaxed).newValue
+        inFlightGauge.record(now)
+    }
+
+    /// Records one answered request.
+    func recordRequest(status: Int, nanoseconds: Int64) {
+        let counter = requestCounters.withLock { counters -> CoreMetrics.Counter in
+            if let counter = counters[status] { return counter }
+            let counter = CoreMetrics.Counter(label: "kf_serve_requests_total", dimensions: [("status", String(status))], factory: factory)
+            counters[status] = counter
+            return counter
+        }
+        counter.increment()
+        duration.recordNanoseconds(nanoseconds)
+        inFlightGauge.record(inFlight.wrappingSubtract(1, ordering: .relaxed).newValue)
+    }
+
+    /// Records where a rendition came from.
+    func recordCache(_ tier: CacheTier) {
+        tierCounters[tier]?.increment()
+    }
+
+    /// Records bytes received from origins.
+    func recordUpstream(bytes: Int64) {
+        guard bytes > 0 else { return }
+        upstreamBytes.increment(by: Int(clamping: bytes))
+    }
+
+    /// The metrics in Prometheus' text format.
+    public func exposition() -> [UInt8] {
+        registry.emitToBuffer()
+    }
+}
+
+/// Where a rendition came from.
+public enum CacheTier: String, Sendable, Hashable, CaseIterable {
+    /// The server's memory of rendered images.
+    case memory
+    /// The disk cache.
+    case disk
+    /// Another request's job for the same rendition, which this one waited for.
+    case shared
+    /// Fetched from the origin and processed.
+    case origin
+    /// An expired disk entry the origin confirmed with `304 Not Modified`.
+    case revalidated
+}

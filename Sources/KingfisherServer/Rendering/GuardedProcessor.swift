@@ -1,0 +1,59 @@
+import Foundation
+import Kingfisher
+import Synchronization
+
+/// Wraps a request's processor: probes the source's header first and refuses it, naming why,
+/// when it is not a decodable image or is over a limit; otherwise runs the wrapped processor.
+///
+/// Processors report failure as `nil`; the reason is kept in ``failure`` so the answer can say
+/// exactly which limit was broken. The identifier is the wrapped processor's, so cache keys do not change.
+struct GuardedProcessor: ImageProcessor {
+    let wrapped: any ImageProcessor
+    let limits: ImageServerLimits
+    /// Why the last source was refused, if it was.
+    let failure = FailureBox()
+
+    var identifier: String { wrapped.identifier }
+
+    func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        if case .data(let data) = item {
+            do {
+                let header = try ImageHeader(data: data)
+                if let violation = violation(of: header) {
+                    failure.record(.processorError(reason: .imageLimitExceeded(format: header.format, violation: violation)))
+                    return nil
+                }
+            } catch let error as KingfisherError {
+                failure.record(error)
+                return nil
+            } catch {
+                return nil
+            }
+        }
+        return wrapped.process(item: item, options: options)
+    }
+
+    private func violation(of header: ImageHeader) -> ImageLimitViolation? {
+        let pixels = header.pixelWidth.multipliedReportingOverflow(by: header.pixelHeight)
+        if pixels.overflow || pixels.partialValue > limits.maxPixelsPerFrame {
+            return .pixelsPerFrame(width: header.pixelWidth, height: header.pixelHeight, limit: limits.maxPixelsPerFrame)
+        }
+        if header.frameCount > limits.maxFrames {
+            return .frameCount(count: header.frameCount, limit: limits.maxFrames)
+        }
+        return nil
+    }
+}
+
+/// The reason a ``GuardedProcessor`` refused a source, shared with the job that asked.
+final class FailureBox: Sendable {
+    private let value = Mutex<KingfisherError?>(nil)
+
+    /// Keeps `error`.
+    func record(_ error: KingfisherError) {
+        value.withLock { $0 = error }
+    }
+
+    /// The error kept, if any.
+    var error: KingfisherError? { value.withLock { $0 } }
+}

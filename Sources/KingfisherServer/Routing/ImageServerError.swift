@@ -1,0 +1,31 @@
+import Hummingbird
+
+/// A refused or failed image request: the status to answer and a one-line reason for the body and the log.
+public struct ImageServerError: Error, Sendable, CustomStringConvertible {
+    /// The HTTP status.
+    public var status: HTTPResponse.Status
+    /// One line saying why.
+    public var reason: String
+    /// Seconds for a `Retry-After` header, when the client should come back later.
+    public var retryAfter: Int?
+
+    /// An error answered with `status` and `reason`.
+    public init(_ status: HTTPResponse.Status, _ reason: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.reason = reason
+        self.retryAfter = retryAfter
+    }
+
+    /// `STATUS reason`.
+    public var description: String { "\(status.code) \(reason)" }
+
+    /// The plain-text response: the reason on one line.
+    func response() -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        let line = reason.replacingOccurrences(of: "\n", with: " ") + "\n"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: line)))
+    }
+}

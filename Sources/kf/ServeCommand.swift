@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import Kingfisher
+import KingfisherServer
+import Logging
+import Synchronization
+
+/// `kf serve`: the image pipeline behind a port, and `kf serve sign` for the paths it answers.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve processed images over HTTP from signed URLs, or sign such URLs.",
+        discussion: """
+        An image is requested as /SIGNATURE/FORMAT/SPEC/SOURCE: FORMAT is jpeg, png, webp, gif \
+        or auto (WebP when the client accepts it); SPEC is a processor chain, percent-encoded, \
+        or '-' for none; SOURCE is the source URL in base64url. 'kf serve sign' prints such paths.
+        """,
+        subcommands: [ServeRunCommand.self, ServeSignCommand.self],
+        defaultSubcommand: ServeRunCommand.self
+    )
+}
+
+/// The key from `--key`, else `KF_SERVE_KEY`.
+func serveKey(_ option: String?) -> String? {
+    if let option, !option.isEmpty { return option }
+    if let value = ProcessInfo.processInfo.environment["KF_SERVE_KEY"], !value.isEmpty { return value }
+    return nil
+}
+
+/// `kf serve sign`: prints the signed path of each source.
+struct ServeSignCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sign",
+        abstract: "Print the signed path to request for each SOURCE_URL, one line per source.",
+        discussion: "Exit status: 0 when every path was printed, 2 on a usage error (a bad URL, SPEC or FORMAT, no key)."
+    )
+
+    @Option(help: "The signing key (default: $KF_SERVE_KEY).")
+    var key: String?
+
+    @Option(help: "The processor chain, e.g. 'downsample(200x200)|>round(20)'; '-' for none.")
+    var processor: String = ImagePath.noProcessing
+
+    @Option(help: "The output format: jpeg, png, webp, gif or auto.")
+    var format: String = OutputFormat.auto.rawValue
+
+    @Argument(help: "The http(s) URLs of the source images.")
+    var sources: [String]
+
+    func run() throws {
+        guard let key = serveKey(key) else { throw CLIError.usage("a signing key is needed: --key KEY or KF_SERVE_KEY") }
+        guard let outputFormat = OutputFormat(rawValue: format.lowercased()) else {
+            throw CLIError.usage("--format must be jpeg, png, webp, gif or auto; got '\(format)'")
+        }
+        if processor != ImagePath.noProcessing {
+            do {
+                _ = try ProcessorSpec(parsing: processor).processor()
+            } catch let error as ProcessorSpecError {
+                throw CLIError.usage("bad --processor: \(error.description)")
+            }
+        }
+        guard !sources.isEmpty else { throw CLIError.usage("no SOURCE_URL given") }
+        let signer = URLSigner(key: Data(key.utf8))
+        for source in sources {
+            guard let url = Retrieval.remoteURL(source) else {
+                throw CLIError.usage("\(source): only http and https URLs can be served")
+            }
+            print(ImagePath(source: url, spec: processor, format: outputFormat, signer: signer).path)
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Kingfisher
+import KingfisherServer
+import Logging
+import Synchronization
+
+/// `kf serve [--port N] --key KEY --allow-host HOST...`: runs the image server until SIGTERM or SIGINT.
+struct ServeRunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the image server (the default: 'kf serve --port N ...').",
+        discussion: """
+        Every request must be signed with the key (--key or $KF_SERVE_KEY) unless \
+        --insecure-unsigned is given. Only sources named by --allow-host are fetched, and never \
+        from loopback, private, link-local or metadata addresses unless --allow-address or \
+        --allow-private-addresses allows them. GET /health answers 'ok', GET /metrics the \
+        Prometheus metrics. SIGTERM or SIGINT stops accepting, finishes the requests in flight, \
+        then exits with 0. Exit status 1 when the server cannot start, 2 on a usage error.
+        """
+    )
+
+    @Option(help: "The port to listen on (default: $KF_SERVE_PORT, else 8080; 0: any free port, printed on start).")
+    var port: Int?
+
+    @Option(help: "The address to listen on.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "The signing key (default: $KF_SERVE_KEY).")
+    var key: String?
+
+    @Flag(help: "Also serve unsigned paths (signature segment 'unsafe').")
+    var insecureUnsigned = false
+
+    @Option(name: .customLong("allow-host"), help: ArgumentHelp(
+        "A source host (cdn.example.com, *.example.com) or URL prefix (https://example.com/img/) to fetch from; "
+            + "repeatable (default: $KF_SERVE_ALLOW_HOSTS, separated by commas).",
+        valueName: "HOST"))
+    var allowedSources: [String] = []
+
+    @Option(name: .customLong("allow-address"), help: ArgumentHelp(
+        "An internal address to fetch from anyway, e.g. 127.0.0.1; repeatable.", valueName: "ADDRESS"))
+    var allowedAddresses: [String] = []
+
+    @Flag(help: "Fetch from loopback, private, link-local and metadata addresses too.")
+    var allowPrivateAddresses = false
+
+    @Option(help: "The largest source, in bytes.")
+    var maxSourceBytes: Int64 = ImageServerLimits().maxSourceBytes
+
+    @Option(help: "The most pixels in one frame.")
+    var maxPixels: Int = ImageServerLimits().maxPixelsPerFrame
+
+    @Option(help: "The most frames of an animation.")
+    var maxFrames: Int = ImageServerLimits().maxFrames
+
+    @Option(help: "Seconds without a byte from the origin before 504.")
+    var upstreamTimeout: Double = ImageServerLimits().upstreamTimeout
+
+    @Option(help: "Seconds a fetch-and-process job may take before 504.")
+    var processingTimeout: Double = ImageServerLimits().processingTimeout
+
+    @Option(help: "Jobs fetching or processing at once (default: the number of cores).")
+    var maxJobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Jobs waiting for a slot before 503.")
+    var maxQueue: Int = ImageServerLimits().maxQueuedJobs
+
+    @Option(help: "The max-age of Cache-Control, in seconds.")
+    var maxAge: Int = 86_400
+
+    @Option(help: "Memory for rendered images, in MB.")
+    var memoryMB: Int = 64
+
+    @Option(name: .customLong("cache-dir"), help: ArgumentHelp(
+        "The folder that holds the cache folder (default: $XDG_CACHE_HOME or ~/.cache); several servers may share it.",
+        valueName: "DIR"))
+    var cacheDirectory: String?
+
+    @Flag(help: "Serve the demo page at / (it signs any allowed source for anyone: trusted networks only).")
+    var demo = false
+
+    @Option(name: .customLong("demo-sample"), help: ArgumentHelp("A sample source offered by the demo page; repeatable.", valueName: "URL"))
+    var demoSamples: [String] = []
+
+    @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    func run() throws {
+        let configuration = try makeConfiguration()
+        let port = try listeningPort()
+        guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
+            throw CLIError.usage("--log-level must be trace, debug, info, notice, warning, error or critical")
+        }
+        let parent = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        let cache = try about(cacheDirectory ?? "cache") { try ImageCache(name: "serve", cacheDirectoryURL: parent) }
+        // Rendered images are kept (encoded) by the server; decoded ones only briefly.
+        cache.memoryStorage.config.totalCostLimit = 8 * 1024 * 1024
+        let downloader = try ImageDownloader(name: "kf-serve", maxConnectionsPerHost: 16)
+        var logger = Logger(label: "kf.serve")
+        logger.logLevel = level
+        let server = ImageServer(
+            configuration: configuration, manager: KingfisherManager(downloader: downloader, cache: cache), logger: logger)
+        let app = server.makeApplication(host: host, port: port) { [host] bound in
+            // Scripts read the bound port from this line (with --port 0 it is chosen by the system).
+            FileHandle.standardOutput.write(Data("kf serve: listening on http://\(host):\(bound)\n".utf8))
+        }
+        let failure = Mutex<(any Error)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { try await app.runService() } catch { failure.withLock { $0 = error } }
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.withLock({ $0 }) {
+            throw CLIError.failure("the server stopped: \(error)")
+        }
+    }
+
+    private func makeConfiguration() throws -> ImageServerConfiguration {
+        let key = serveKey(key)
+        guard key != nil || insecureUnsigned else {
+            throw CLIError.usage("a signing key is needed: --key KEY or KF_SERVE_KEY (or --insecure-unsigned)")
+        }
+        var allowedSources = allowedSources
+        if allowedSources.isEmpty, let hosts = ProcessInfo.processInfo.environment["KF_SERVE_ALLOW_HOSTS"] {
+            allowedSources = hosts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        guard !allowedSources.isEmpty else {
+            throw CLIError.usage("no source is allowed: give --allow-host HOST (a host name or URL prefix)")
+        }
+        let limits = ImageServerLimits(
+            maxSourceBytes: maxSourceBytes, maxPixelsPerFrame: maxPixels, maxFrames: maxFrames,
+            upstreamTimeout: upstreamTimeout, processingTimeout: processingTimeout,
+            maxConcurrentJobs: maxJobs, maxQueuedJobs: maxQueue)
+        return ImageServerConfiguration(
+            signingKey: key.map { Data($0.utf8) }, allowsUnsigned: insecureUnsigned,
+            allowedSources: SourceAllowList(allowedSources), allowPrivateAddresses: allowPrivateAddresses,
+            allowedAddresses: Set(allowedAddresses), limits: limits, maxAge: maxAge,
+            renditionMemoryLimit: max(0, memoryMB) * 1024 * 1024,
+            demoSamples: try demo ? demoSampleURLs() : nil)
+    }
+
+    /// The `--demo-sample` URLs; each must be http(s).
+    private func demoSampleURLs() throws -> [URL] {
+        try demoSamples.map { sample in
+            guard let url = Retrieval.remoteURL(sample) else { throw CLIError.usage("--demo-sample \(sample): not an http(s) URL") }
+            return url
+        }
+    }
+
+    /// `--port`, else `$KF_SERVE_PORT`, else 8080.
+    private func listeningPort() throws -> Int {
+        let environment = ProcessInfo.processInfo.environment["KF_SERVE_PORT"]
+        guard let port = port ?? environment.map({ Int($0) ?? -1 }) else { return 8080 }
+        guard (0...65_535).contains(port) else {
+            throw CLIError.usage("the port must be 0...65535; got \(self.port.map(String.init) ?? environment ?? "")")
+        }
+        return port
+    }
+}

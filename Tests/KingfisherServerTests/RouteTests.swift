@@ -1,0 +1,119 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Kingfisher
+import Testing
+@testable import KingfisherServer
+
+@Suite("kf serve routes")
+struct RouteTests {
+    @Test("a signed path answers the processed image with its headers")
+    func processedImage() async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg, contentType: "image/jpeg"))
+            let response = try await harness.get(harness.path("/a.jpg", spec: "downsample(32x32)", format: .png))
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "image/png")
+            #expect(response.headers[.contentLength] == String(response.body.readableBytes))
+            #expect(response.headers[.cacheControl] == "public, max-age=600")
+            #expect(response.headers[.eTag]?.hasPrefix("\"") == true)
+            #expect(response.headers[.vary] == nil)
+            let image = try KFCrossPlatformImage(data: response.data)
+            #expect(image.pixelWidth == 32)
+            #expect(image.pixelHeight == 24)
+        }
+    }
+
+    @Test("each fixed format is answered in that format", arguments: [OutputFormat.jpeg, .png, .webp, .gif])
+    func formats(format: OutputFormat) async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            let response = try await harness.get(harness.path("/a.jpg", format: format))
+            #expect(response.status == .ok)
+            let expected: ImageFormat = switch format {
+            case .jpeg: .JPEG
+            case .png: .PNG
+            case .webp: .WebP
+            default: .GIF
+            }
+            #expect(ImageFormat(data: response.data) == expected)
+            #expect(response.headers[.contentType] == expected.mimeType)
+        }
+    }
+
+    @Test("auto answers WebP to clients that accept it, JPEG or PNG to others, with Vary: Accept")
+    func autoFormat() async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            harness.origin.route("/b.png", .ok(ServeKit.png))
+            let webp = try await harness.get(harness.path("/a.jpg", format: .auto), headers: [.accept: "image/avif,image/webp,*/*"])
+            #expect(webp.headers[.contentType] == "image/webp")
+            #expect(webp.headers[.vary] == "Accept")
+            let plain = try await harness.get(harness.path("/a.jpg", format: .auto), headers: [.accept: "image/*"])
+            #expect(plain.headers[.contentType] == "image/jpeg")
+            #expect(plain.headers[.vary] == "Accept")
+            #expect(plain.headers[.eTag] != webp.headers[.eTag])
+            let refused = try await harness.get(harness.path("/a.jpg", format: .auto), headers: [.accept: "image/webp;q=0"])
+            #expect(refused.headers[.contentType] == "image/jpeg")
+            let alpha = try await harness.get(harness.path("/b.png", format: .auto))
+            #expect(alpha.headers[.contentType] == "image/png")
+        }
+    }
+
+    @Test("/health answers ok and /metrics the Prometheus metrics")
+    func healthAndMetrics() async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            let health = try await harness.get("/health")
+            #expect(health.status == .ok)
+            #expect(health.text == "ok\n")
+            _ = try await harness.get(harness.path("/a.jpg"))
+            _ = try await harness.get(harness.path("/a.jpg"))
+            let metrics = try await harness.get("/metrics").text
+            #expect(metrics.contains(#"kf_serve_requests_total{status="200"} 2"#))
+            #expect(metrics.contains(#"kf_serve_cache_total{tier="origin"} 1"#))
+            #expect(metrics.contains(#"kf_serve_cache_total{tier="memory"} 1"#))
+            #expect(metrics.contains("kf_serve_request_duration_seconds_bucket"))
+            #expect(metrics.contains("kf_serve_upstream_bytes_total \(ServeKit.jpeg.count)"))
+        }
+    }
+
+    @Test("a bad spec, format or source is 400 with a one-line reason")
+    func badRequests() async throws {
+        try await ServeKit.run(configure: { $0.allowsUnsigned = true }) { harness in
+            let source = Base64URL.encode(Data(harness.origin.url("/a.jpg").absoluteString.utf8))
+            let badSpec = try await harness.get("/unsafe/png/blur(x)/\(source)")
+            #expect(badSpec.status == .badRequest)
+            #expect(badSpec.text.hasPrefix("bad processor spec"))
+            #expect(badSpec.text.filter { $0 == "\n" }.count == 1)
+            let badFormat = try await harness.get("/unsafe/tiff/-/\(source)")
+            #expect(badFormat.status == .badRequest)
+            #expect(badFormat.text.contains("unknown format"))
+            let badSource = try await harness.get("/unsafe/png/-/not*base64")
+            #expect(badSource.status == .badRequest)
+            let fileSource = try await harness.get("/unsafe/png/-/\(Base64URL.encode(Data("file:///etc/passwd".utf8)))")
+            #expect(fileSource.status == .badRequest)
+            #expect(harness.origin.requestCount(for: "/a.jpg") == 0)
+        }
+    }
+
+    @Test("origin failures are 404 and 502; a redirect is not followed")
+    func originFailures() async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/gone.jpg", .status(404))
+            harness.origin.route("/broken.jpg", .status(500))
+            harness.origin.route("/moved.jpg", .redirect(to: "http://169.254.169.254/latest"))
+            harness.origin.route("/text", .ok(Data("not an image".utf8)))
+            let missing = try await harness.get(harness.path("/gone.jpg"))
+            #expect(missing.status == .notFound)
+            let broken = try await harness.get(harness.path("/broken.jpg"))
+            #expect(broken.status == .badGateway)
+            #expect(broken.text.contains("500"))
+            let moved = try await harness.get(harness.path("/moved.jpg"))
+            #expect(moved.status == .badGateway)
+            #expect(moved.text.contains("redirect"))
+            let text = try await harness.get(harness.path("/text"))
+            #expect(text.status == .unprocessableContent)
+        }
+    }
+}

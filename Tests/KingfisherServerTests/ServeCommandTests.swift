@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import KingfisherServer
+
+@Suite("kf serve command line")
+struct ServeCommandTests {
+    struct Run {
+        let status: Int32
+        let output: String
+        let error: String
+    }
+
+    /// Runs `kf` with `arguments` and no `KF_SERVE_*` variables, and waits for it.
+    static func kf(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = try ShutdownTests.kfURL()
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KF_SERVE_") }
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+                   error: String(decoding: errData, as: UTF8.self))
+    }
+
+    @Test("kf serve sign prints one signed path per source, the server's own spelling")
+    func sign() throws {
+        let sources = ["https://img.example.com/a.jpg", "http://127.0.0.1:8000/b c.png"]
+        let run = try Self.kf(["serve", "sign", "--key", "k1", "--processor", "downsample(200x200)|>round(20)", "--format", "webp"]
+            + sources)
+        #expect(run.status == 0, "\(run.error)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        let signer = URLSigner(key: Data("k1".utf8))
+        for (line, source) in zip(lines, sources) {
+            let url = try #require(URL(string: source) ?? URL(string: source.replacingOccurrences(of: " ", with: "%20")))
+            #expect(line == ImagePath(source: url, spec: "downsample(200x200)|>round(20)", format: .webp, signer: signer).path)
+            #expect(line.contains("/webp/downsample(200x200)%7C%3Eround(20)/"))
+        }
+    }
+
+    @Test("usage errors exit with 2 and one line", arguments: [
+        ["serve", "sign", "https://a.example/x.jpg"],
+        ["serve", "sign", "--key", "k", "ftp://a.example/x.jpg"],
+        ["serve", "sign", "--key", "k", "--format", "tiff", "https://a.example/x.jpg"],
+        ["serve", "sign", "--key", "k", "--processor", "blur(", "https://a.example/x.jpg"],
+        ["serve", "--port", "0", "--allow-host", "a.example"],
+        ["serve", "--port", "0", "--key", "k"],
+        ["serve", "--port", "70000", "--key", "k", "--allow-host", "a.example"],
+    ])
+    func usageErrors(arguments: [String]) throws {
+        let run = try Self.kf(arguments)
+        #expect(run.status == 2)
+        #expect(run.error.hasPrefix("kf: "))
+        #expect(run.error.split(separator: "\n").count == 1, "\(run.error)")
+    }
+}
