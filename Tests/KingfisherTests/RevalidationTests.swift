@@ -6,22 +6,8 @@ import Testing
 /// `.revalidateExpiredCache`: validators kept with disk entries, conditional requests for expired
 /// ones, `304` refreshing the entry without a body, `no-store` kept off the disk.
 @Suite struct RevalidationTests {
-    struct Fixture {
-        let folder: URL
-        let clock = ManualClock()
-        let cache: ImageCache
-
-        init() throws {
-            folder = try KFCommandTests.temporaryDirectory()
-            var memory = MemoryStorage.Config(totalCostLimit: 64 << 20, cleanInterval: 0)
-            memory.clock = clock.clock
-            var disk = DiskStorage.Config(name: "revalidation", sizeLimit: 0, directory: folder)
-            disk.clock = clock.clock
-            cache = ImageCache(memoryStorage: MemoryStorage.Backend(config: memory), diskStorage: try DiskStorage.Backend(config: disk))
-        }
-
-        func remove() { try? FileManager.default.removeItem(at: folder) }
-    }
+    /// A cache on a temporary folder with a stopped clock, as the cache tests use.
+    typealias Fixture = ImageCacheTests.Fixture
 
     static let png = DownloaderKit.png
     static let other = (try? TestImages.gradient(width: 20, height: 10).encoded(as: .PNG)) ?? Data()

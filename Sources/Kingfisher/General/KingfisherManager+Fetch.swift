@@ -51,12 +51,7 @@ extension KingfisherManager {
                 fail(source, error, retrieval)
             }
         }
-        guard let task else { return }
-        if retrieval.setCancel(task.cancel, for: stage) {
-            retrieval.link(task, for: stage)
-        } else {
-            task.cancel()
-        }
+        retrieval.adopt(task, for: stage)
     }
 
     private func provide(_ provider: any ImageDataProvider, source: Source, _ retrieval: ManagedRetrieval) {

@@ -105,6 +105,17 @@ final class ManagedRetrieval: Sendable {
         task?.link(download)
     }
 
+    /// Makes `download` the work of `stage`: cancelling the retrieval cancels it and the caller's
+    /// task points at it; when the stage is already over, the download is cancelled at once.
+    func adopt(_ download: DownloadTask?, for stage: UInt64) {
+        guard let download else { return }
+        if setCancel(download.cancel, for: stage) {
+            link(download, for: stage)
+        } else {
+            download.cancel()
+        }
+    }
+
     /// Records a failed source; returns the next alternative source to try, or `nil` when none
     /// is left (with every failure so far).
     func recordFailure(source: Source, error: KingfisherError) -> (next: Source?, failures: [KingfisherError.PropagationError]) {

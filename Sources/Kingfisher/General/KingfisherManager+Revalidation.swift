@@ -61,12 +61,7 @@ extension KingfisherManager {
                 fail(source, error, retrieval)
             }
         }
-        guard let task else { return }
-        if retrieval.setCancel(task.cancel, for: stage) {
-            retrieval.link(task, for: stage)
-        } else {
-            task.cancel()
-        }
+        retrieval.adopt(task, for: stage)
     }
 
     /// Reads the refreshed entry; if it is gone meanwhile, fetches as usual.
