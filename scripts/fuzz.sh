@@ -110,7 +110,8 @@ run() { # run TARGET LIBFUZZER-ARGS...: fuzzes, prints the summary, returns 1 on
     local marker="$scratch/logs/$target.start"
     touch "$marker"
     local status=0
-    ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$bin/fuzz-$target" "$scratch/corpus/$target" \
+    # The Swift runtime's backtracer would catch the trap before libFuzzer can save the input.
+    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$bin/fuzz-$target" "$scratch/corpus/$target" \
         -dict="$(dictionary "$target")" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$artifacts/" "$@" >"$log" 2>&1 || status=$?
     grep -E '^#[0-9]+.*(INITED|DONE|pulse)|ERROR|SUMMARY|fuzz check failed' "$log" | tail -n 6 || true
