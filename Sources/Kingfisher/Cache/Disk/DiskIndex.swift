@@ -31,10 +31,16 @@ struct DiskIndex {
     var count: Int { items.count }
 
     /// Applies one journal record that takes `length` bytes in the journal.
+    ///
+    /// A put that would take ``totalSize`` past `Int.max` cannot describe real files (only a
+    /// damaged or hostile journal holds one) and is skipped; every replay of the same journal
+    /// skips it alike, so storages sharing a folder still agree.
     mutating func apply(_ record: DiskJournalRecord, length: Int) {
         nextOrder &+= 1
         switch record {
         case .put(let name, let key, let size, let lastAccess, let expiry, let expiration):
+            let others = totalSize - (items[name]?.size ?? 0)
+            guard size >= 0, !others.addingReportingOverflow(size).overflow else { return }
             drop(name)
             items[name] = Item(key: key, size: size, lastAccess: lastAccess, expiry: expiry,
                                expiration: expiration, order: nextOrder, recordBytes: length)

@@ -24,6 +24,9 @@ enum DiskJournalRecord: Equatable {
     /// Frames longer than this are corruption, not records.
     static let maximumPayload = 1 << 20
     static let frameOverhead = 8
+    /// The largest size a put may claim (256 TiB): beyond it the record is corruption or hostile,
+    /// and summing such sizes could overflow the index's total.
+    static let maximumEntrySize: UInt64 = 1 << 48
 
     /// Appends this record, framed as `[u32 length][u32 CRC-32][payload]` (little endian), to `out`.
     func encode(into out: inout [UInt8]) {
@@ -92,7 +95,7 @@ enum DiskJournalRecord: Equatable {
                 guard let read = reader.string() else { return nil }
                 key = read
             }
-            guard let size = reader.integer(UInt64.self), size <= UInt64(Int.max),
+            guard let size = reader.integer(UInt64.self), size <= maximumEntrySize,
                   let lastAccess = reader.integer(UInt64.self), let expiry = reader.integer(UInt64.self),
                   let tag = reader.byte(), let value = reader.integer(UInt64.self),
                   let expiration = decodeExpiration(tag: tag, value: Double(bitPattern: value))

@@ -70,6 +70,7 @@ enum PNGCodec: ImageCodec {
     /// image ready for `png_image_finish_read`.
     ///
     /// `data` stays pinned for the whole of `body`, because libpng reads from it until the end.
+    /// Chunks claiming more bytes than the data holds are refused first (see ``PNGChunkLayout``).
     /// A header read that produced only warnings counts as success.
     private static func readHeader<Result>(
         _ data: Data, _ body: (UnsafeMutablePointer<png_image>) throws -> Result
@@ -77,6 +78,9 @@ enum PNGCodec: ImageCodec {
         try data.withUnsafeBytes { raw in
             guard let base = raw.baseAddress, !raw.isEmpty else {
                 throw decodingError("the data is empty")
+            }
+            if let chunk = PNGChunkLayout.firstOverlongChunk(in: raw) {
+                throw decodingError("the \(chunk.type) chunk claims \(chunk.length) bytes, past the end of the data")
             }
             return try PNGControl.with { image in
                 guard png_image_begin_read_from_memory(image, base, raw.count) != 0 else {
