@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs them: the library's and the image server's suites, the
-# example package, the GTK adapter's and the gallery's suites in a real window under Xvfb, and
-# kf serve's demo page in headless Chromium.
+# example package, the GTK adapter's and the gallery's suites in a real window under Xvfb, kf
+# serve's demo page in headless Chromium, and a few seconds of each fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
@@ -28,3 +28,6 @@ done
 # kf serve's demo page in a real browser: Debian's headless Chromium loads it and every image on it
 # must decode.
 bash scripts/check-serve-demo.sh
+# The fuzz targets keep building and a few seconds of each finds nothing (scripts/fuzz.sh runs
+# them at length); a debug build here, as the sanitizer build of every dependency is long.
+FUZZ_CONFIGURATION=debug bash scripts/fuzz.sh --smoke --seconds 3
