@@ -170,7 +170,7 @@ public final class AnimatedImageView: KingfisherHasImageComponent {
     }
 
     private func show(_ frame: ImageFrame?) {
-        guard let frame, let texture = frame.makeTexture() else {
+        guard let frame, let texture = frame.makeTexture(for: widget) else {
             gtk_picture_set_paintable(kf_gtk_picture(widget), nil)
             return
         }

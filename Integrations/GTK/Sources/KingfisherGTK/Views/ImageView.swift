@@ -97,7 +97,7 @@ public final class ImageView {
             gtk_picture_set_paintable(kf_gtk_picture(target), nil)
             return
         }
-        guard let texture = image.firstFrame.makeTexture() else {
+        guard let texture = image.firstFrame.makeTexture(for: target) else {
             gtk_picture_set_paintable(kf_gtk_picture(target), nil)
             return
         }

@@ -35,6 +35,9 @@ static inline gulong kf_g_signal_connect_uint(gpointer instance, const gchar *si
     return g_signal_connect_data(instance, signal, G_CALLBACK(handler), user_data, destroy, 0);
 }
 
+/* Whether a renderer is GSK's cairo renderer (GSK_IS_CAIRO_RENDERER). */
+static inline gboolean kf_gsk_is_cairo_renderer(gpointer renderer) { return GSK_IS_CAIRO_RENDERER(renderer); }
+
 /* GTK's checked casts (GTK_WIDGET(), GTK_WINDOW(), ...), which warn on a wrong type. */
 static inline GtkWidget *kf_gtk_widget(gpointer instance) { return GTK_WIDGET(instance); }
 static inline GtkWindow *kf_gtk_window(gpointer instance) { return GTK_WINDOW(instance); }
