@@ -18,9 +18,15 @@ extension KingfisherManager {
         }
     }
 
-    private func download(_ resource: any Resource, source: Source, _ retrieval: ManagedRetrieval) {
+    /// Downloads `resource`; with `revalidating`, as a conditional request for that expired disk
+    /// entry, whose `304` refreshes the entry instead of transferring a body.
+    func download(_ resource: any Resource, source: Source, _ retrieval: ManagedRetrieval,
+                  revalidating entry: ExpiredEntry? = nil) {
         var options = retrieval.options
         options.callbackQueue = .untouch
+        if let entry {
+            options.requestModifier = ConditionalRequestModifier(wrapped: options.requestModifier, validators: entry.validators)
+        }
         if let queue = options.processingQueue {
             options.processor = QueuedProcessor(wrapped: options.processor, queue: queue)
         }
@@ -48,7 +54,11 @@ extension KingfisherManager {
                     loaded.image, original: loaded.originalData, storeOriginal: true, source: source, retrieval,
                     validators: loaded.validators)
             case .failure(let error):
-                fail(source, error, retrieval)
+                if case .responseError(reason: .notModified(_, let fresh)) = error, let entry {
+                    refresh(entry, with: fresh, source: source, retrieval)
+                } else {
+                    fail(source, error, retrieval)
+                }
             }
         }
         retrieval.adopt(task, for: stage)

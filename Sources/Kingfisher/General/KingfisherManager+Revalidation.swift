@@ -26,42 +26,20 @@ extension KingfisherManager {
         guard cache.diskStorage.hasExpiredEntry(forKey: computedKey, forcedExtension: options.forcedExtension),
               let validators = cache.validators(forComputedKey: computedKey), validators.canRevalidate
         else { return false }
-        revalidate(resource, source: source, cache: cache, computedKey: computedKey, validators: validators, retrieval)
+        download(resource, source: source, retrieval,
+                 revalidating: ExpiredEntry(cache: cache, computedKey: computedKey, validators: validators))
         return true
     }
 
-    /// Asks the server whether the expired entry is still current: a `304` refreshes the entry's
-    /// expiry and answers from the disk (no body is transferred); a new image replaces it.
-    private func revalidate(
-        _ resource: any Resource, source: Source, cache: ImageCache, computedKey: String,
-        validators: ResponseValidators, _ retrieval: ManagedRetrieval
-    ) {
-        var options = retrieval.options
-        options.callbackQueue = .untouch
-        options.requestModifier = ConditionalRequestModifier(wrapped: options.requestModifier, validators: validators)
-        let stage = retrieval.beginStage()
-        let task = downloader(for: options).downloadImage(
-            with: resource.downloadURL, options: options, source: source, progressBlock: retrieval.progress
-        ) { [self] result in
-            guard retrieval.endStage(stage) else { return }
-            retrieval.link(nil)
-            switch result {
-            case .success(let loaded):
-                cacheAndSucceed(
-                    loaded.image, original: loaded.originalData, storeOriginal: true, source: source, retrieval,
-                    validators: loaded.validators)
-            case .failure(.responseError(reason: .notModified(_, let fresh))):
-                let merged = validators.merged(with: fresh)
-                let expiration = merged.maxAge.map { StorageExpiration.seconds(max($0, 0.001)) } ?? retrieval.options.diskCacheExpiration
-                cache.diskStorage.refreshExpiration(
-                    forKey: computedKey, forcedExtension: retrieval.options.forcedExtension, expiration: expiration)
-                cache.storeValidators(merged, forComputedKey: computedKey)
-                answerFromDisk(source, cache: cache, retrieval)
-            case .failure(let error):
-                fail(source, error, retrieval)
-            }
-        }
-        retrieval.adopt(task, for: stage)
+    /// After a `304` for `entry`: merges the fresh validators, refreshes the entry's expiry and
+    /// answers from the disk (no body was transferred).
+    func refresh(_ entry: ExpiredEntry, with fresh: ResponseValidators, source: Source, _ retrieval: ManagedRetrieval) {
+        let merged = entry.validators.merged(with: fresh)
+        let expiration = merged.maxAge.map { StorageExpiration.seconds(max($0, 0.001)) } ?? retrieval.options.diskCacheExpiration
+        entry.cache.diskStorage.refreshExpiration(
+            forKey: entry.computedKey, forcedExtension: retrieval.options.forcedExtension, expiration: expiration)
+        entry.cache.storeValidators(merged, forComputedKey: entry.computedKey)
+        answerFromDisk(source, cache: entry.cache, retrieval)
     }
 
     /// Reads the refreshed entry; if it is gone meanwhile, fetches as usual.
@@ -79,4 +57,11 @@ extension KingfisherManager {
             succeed(image, cacheType: .disk, source: source, data: nil, retrieval)
         }
     }
+}
+
+/// An expired disk entry being revalidated: its cache, its key and the validators it was stored with.
+struct ExpiredEntry: Sendable {
+    let cache: ImageCache
+    let computedKey: String
+    let validators: ResponseValidators
 }
