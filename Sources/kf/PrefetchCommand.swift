@@ -93,10 +93,11 @@ struct PrefetchCommand: ParsableCommand, HasOutputOptions {
         let indexByKey = Dictionary(sources.enumerated().map { ($1.cacheKey, $0) }, uniquingKeysWith: { first, _ in first })
         let done = DispatchSemaphore(value: 0)
         let start = ContinuousClock.now
-        // The prefetcher reports on its own serial queue, in order: each source's end, then the
-        // progress that counts it, and the completion last.
+        // The prefetcher reports one at a time, in order: each source's end, then the progress
+        // that counts it, and the completion last. The images go to disk only: keeping them in
+        // memory would serve nothing in a process that ends here.
         let prefetcher = ImagePrefetcher(
-            sources: sources, options: [.processor(chain)], manager: manager,
+            sources: sources, options: [.processor(chain), .memoryCacheExpiration(.expired)], manager: manager,
             progressBlock: { skipped, failed, completed in
                 bar?.update(done: skipped.count + failed.count + completed.count, failed: failed.count)
             },

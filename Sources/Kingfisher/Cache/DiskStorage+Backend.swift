@@ -220,6 +220,14 @@ extension DiskStorage {
             return DiskIO.fileExists(metadata.paths.entry(name))
         }
 
+        /// Whether the index (caught up with other processes' changes) has an entry for `key`,
+        /// live or expired; no system call unless another process changed the journal.
+        func hasIndexEntry(forKey key: String, forcedExtension: String?, extensionKey: String) -> Bool {
+            let name = DiskFileName.name(
+                forKey: key, forcedExtension: forcedExtension, extensionKey: extensionKey, config: config)
+            return metadata.item(named: name) != nil
+        }
+
         /// The bytes of entry `name`, checked against the index; nil (and the index repaired) when
         /// the file is gone or is not what the index says.
         private func readEntry(_ name: String, item: DiskIndex.Item, fileURL: URL) throws -> Data? {

@@ -16,7 +16,7 @@ extension ImageCache {
     ///
     /// Entries another process writes meanwhile may survive; the folder itself stays.
     public func clearDiskCache(completion: (@Sendable () -> Void)? = nil) {
-        ioQueue.async {
+        enqueueIO {
             try? self.diskStorage.removeAll()
             completion?()
         }
@@ -39,7 +39,7 @@ extension ImageCache {
     /// with the removed file names under ``KingfisherDiskCacheCleanedHashKey``. `completion` runs
     /// afterwards, on the I/O queue.
     public func cleanExpiredDiskCache(completion: (@Sendable () -> Void)? = nil) {
-        ioQueue.async {
+        enqueueIO {
             let expired = (try? self.diskStorage.removeExpiredValues()) ?? []
             let oversized = (try? self.diskStorage.removeSizeExceededValues()) ?? []
             let hashes = (expired + oversized).map(\.lastPathComponent)
@@ -59,7 +59,7 @@ extension ImageCache {
         callbackQueue: CallbackQueue = .untouch,
         completion handler: @escaping @Sendable (Result<UInt, KingfisherError>) -> Void
     ) {
-        ioQueue.async {
+        enqueueIO {
             let result: Result<UInt, KingfisherError>
             do {
                 result = .success(try self.diskStorage.totalSize())

@@ -108,6 +108,15 @@ extension ImageCache {
         )
     }
 
+    /// True when a disk read of `key` under the options' processor would surely miss: the storage
+    /// is ready, no write of the key is queued and the index has no entry for it. Costs no system
+    /// call in the common case, so the manager answers such a miss without a trip to the read queue.
+    func diskSurelyMisses(forKey key: String, options: KingfisherParsedOptionsInfo) -> Bool {
+        let computedKey = key.computedKey(with: options.processor.identifier)
+        guard diskStorage.isReady, pendingWrites.withLock({ $0[computedKey] == nil }) else { return false }
+        return !diskStorage.hasIndexEntry(forKey: computedKey, forcedExtension: options.forcedExtension, extensionKey: key)
+    }
+
     func syncRetrieveFromDisk(key: String, computedKey: String, options: KingfisherParsedOptionsInfo) -> Result<KFCrossPlatformImage?, KingfisherError> {
         let data: Data?
         do {

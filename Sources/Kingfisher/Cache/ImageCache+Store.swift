@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension ImageCache {
     /// Stores `image` in memory and, when `toDisk`, its serialized bytes on disk, under the key and
@@ -18,8 +19,25 @@ extension ImageCache {
         toDisk: Bool = true,
         completionHandler: (@Sendable (CacheStoreResult) -> Void)? = nil
     ) {
+        store(image, original: original, forKey: key, options: options, toDisk: toDisk,
+              writingOnCallingThread: false, completionHandler: completionHandler)
+    }
+
+    /// Stores as the public form does; with `writingOnCallingThread`, the serializing and the disk
+    /// write run on the calling thread (one hand-off less) unless work is queued on the I/O queue,
+    /// which must keep its order. For callers already on a worker thread, such as the manager's
+    /// processing.
+    func store(
+        _ image: KFCrossPlatformImage,
+        original: Data?,
+        forKey key: String,
+        options: KingfisherParsedOptionsInfo,
+        toDisk: Bool,
+        writingOnCallingThread: Bool,
+        completionHandler: (@Sendable (CacheStoreResult) -> Void)?
+    ) {
         let computedKey = key.computedKey(with: options.processor.identifier)
-if options.isCurrentSourceTask {
+        if options.isCurrentSourceTask {
             var tagged = image
             tagged.creatingTag = options.imageCreatingTag
             memoryStorage.store(value: tagged, forKey: computedKey, expiration: options.memoryCacheExpiration)
@@ -33,7 +51,7 @@ if options.isCurrentSourceTask {
             return
         }
 
-        enqueueDiskWrite(for: computedKey) {
+        let write: @Sendable () -> Void = {
             let diskResult: Result<Void, KingfisherError>
             if let data = options.cacheSerializer.data(with: image, original: original) {
                 diskResult = self.syncStoreToDisk(
@@ -49,6 +67,11 @@ if options.isCurrentSourceTask {
                 let result = CacheStoreResult(memoryCacheResult: .success(()), diskCacheResult: diskResult)
                 options.callbackQueue.execute { completionHandler(result) }
             }
+        }
+        if writingOnCallingThread, queuedIO.load(ordering: .acquiring) == 0 {
+            write()
+        } else {
+            enqueueDiskWrite(for: computedKey, write)
         }
     }
 

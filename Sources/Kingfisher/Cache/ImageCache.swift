@@ -38,11 +38,18 @@ public final class ImageCache: Sendable {
     let readQueue: DispatchQueue
     /// Computed keys with a disk write queued on `ioQueue`, and how many.
     let pendingWrites = Mutex<[String: Int]>([:])
+    /// Jobs queued on `ioQueue` and not yet finished: while there are none, a store may write on
+    /// the calling thread without overtaking an earlier write, removal or clean-up.
+    let queuedIO = Atomic<Int>(0)
+    /// Names this cache in the keys of the manager's shared work; unique in the process.
+    let workKey: String
+    private static let cacheCount = Atomic<Int>(0)
 
     /// A cache over the two storages given.
     public init(memoryStorage: MemoryStorage.Backend<KFCrossPlatformImage>, diskStorage: DiskStorage.Backend<Data>) {
         self.memoryStorage = memoryStorage
         self.diskStorage = diskStorage
+        workKey = String(Self.cacheCount.wrappingAdd(1, ordering: .relaxed).newValue)
         let label = "com.onevcat.Kingfisher.ImageCache.\(diskStorage.config.name).\(UUID().uuidString)"
         ioQueue = DispatchQueue(label: label + ".io")
         readQueue = DispatchQueue(label: label + ".read", attributes: .concurrent)
@@ -101,12 +108,21 @@ public final class ImageCache: Sendable {
     /// issued meanwhile wait for it.
     func enqueueDiskWrite(for computedKey: String, _ work: @escaping @Sendable () -> Void) {
         pendingWrites.withLock { $0[computedKey, default: 0] += 1 }
-        ioQueue.async {
+        enqueueIO {
             work()
             self.pendingWrites.withLock { pending in
                 let remaining = (pending[computedKey] ?? 1) - 1
                 pending[computedKey] = remaining > 0 ? remaining : nil
             }
+        }
+    }
+
+    /// Runs `work` on the serial I/O queue, counted in ``queuedIO`` until it is done.
+    func enqueueIO(_ work: @escaping @Sendable () -> Void) {
+        queuedIO.wrappingAdd(1, ordering: .acquiringAndReleasing)
+        ioQueue.async {
+            work()
+            self.queuedIO.wrappingSubtract(1, ordering: .acquiringAndReleasing)
         }
     }
 

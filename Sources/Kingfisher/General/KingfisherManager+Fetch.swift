@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An image fetched and processed, with the bytes it was made from.
 struct FetchedImage: Sendable {
@@ -52,7 +53,7 @@ extension KingfisherManager {
             case .success(let loaded):
                 cacheAndSucceed(
                     loaded.image, original: loaded.originalData, storeOriginal: true, source: source, retrieval,
-                    validators: loaded.validators)
+                    validators: loaded.validators, onWorkerThread: true)
             case .failure(let error):
                 if case .responseError(reason: .notModified(_, let fresh)) = error, let entry {
                     refresh(entry, with: fresh, source: source, retrieval)
@@ -67,28 +68,28 @@ extension KingfisherManager {
     private func provide(_ provider: any ImageDataProvider, source: Source, _ retrieval: ManagedRetrieval) {
         let options = retrieval.options
         let target = targetCache(for: options)
-        let shareKey = "\(ObjectIdentifier(target))|\(Self.decodingKey(options))|"
-            + provider.cacheKey.computedKey(with: options.processor.identifier)
+        let shareKey = Self.shareKey(
+            target, options: options, computedKey: provider.cacheKey.computedKey(with: options.processor.identifier))
         let stage = retrieval.beginStage()
         let subscription = provided.join(key: shareKey, callback: { [self] result in
             guard retrieval.endStage(stage) else { return }
             switch result {
             case .success(let fetched):
-                cacheAndSucceed(fetched.image, original: fetched.data, storeOriginal: true, source: source, retrieval)
+                cacheAndSucceed(
+                    fetched.image, original: fetched.data, storeOriginal: true, source: source, retrieval, onWorkerThread: true)
             case .failure(let error):
                 fail(source, error, retrieval)
             }
         }, start: { [self] finish in
+            if let local = provider as? LocalFileImageDataProvider, case .dispatch(let queue) = local.loadingQueue {
+                return readAndProcess(local, on: queue, options: options, finish: finish)
+            }
             let work = Task {
                 let data: Data
                 do {
                     data = try await provider.data()
                 } catch {
-                    if error is CancellationError || Task.isCancelled {
-                        finish(.failure(.requestError(reason: .dataProviderCancelled(provider: provider))))
-                    } else {
-                        finish(.failure(.imageSettingError(reason: .dataProviderError(provider: provider, error: error))))
-                    }
+                    finish(.failure(Self.providerFailure(error, provider: provider)))
                     return
                 }
                 guard !Task.isCancelled else {
@@ -103,6 +104,58 @@ extension KingfisherManager {
         })
         let cancelled = KingfisherError.requestError(reason: .dataProviderCancelled(provider: provider))
         if !retrieval.setCancel(subscription.cancel, for: stage, error: cancelled) { subscription.cancel() }
+    }
+}
+
+extension KingfisherManager {
+    /// Reads a local file and processes it in one job on its loading queue: no task, and no
+    /// second hand-off between reading and decoding. Returns how to cancel it (checked before the
+    /// read, between its 1 MB pieces and before processing).
+    private func readAndProcess(
+        _ provider: LocalFileImageDataProvider, on queue: DispatchQueue, options: KingfisherParsedOptionsInfo,
+        finish: @escaping @Sendable (Result<FetchedImage, KingfisherError>) -> Void
+    ) -> @Sendable () -> Void {
+        let cancelled = CancelFlag()
+        let isCancelled: @Sendable () -> Bool = { cancelled.isSet }
+        queue.async { [self] in
+            let data: Data
+            do {
+                data = try LocalFileImageDataProvider.read(provider.fileURL, isCancelled: isCancelled)
+            } catch {
+                finish(.failure(Self.providerFailure(error, provider: provider, cancelled: isCancelled())))
+                return
+            }
+            guard !cancelled.isSet else {
+                finish(.failure(.requestError(reason: .dataProviderCancelled(provider: provider))))
+                return
+            }
+            process(.data(data), options: options) { result in
+                finish(result.map { FetchedImage(image: $0, data: data) })
+            }
+        }
+        return { cancelled.set() }
+    }
+
+    /// The error for a provider that threw `error`: cancelled (by the caller, or by a
+    /// `CancellationError`), otherwise the provider's own failure.
+    static func providerFailure(_ error: any Error, provider: any ImageDataProvider, cancelled: Bool = Task.isCancelled) -> KingfisherError {
+        if error is CancellationError || cancelled {
+            return .requestError(reason: .dataProviderCancelled(provider: provider))
+        }
+        return .imageSettingError(reason: .dataProviderError(provider: provider, error: error))
+    }
+}
+
+/// A flag set once, from any thread: a cancellation request for work that polls it.
+final class CancelFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    /// Whether ``set()`` was called.
+    var isSet: Bool { value.load(ordering: .relaxed) }
+
+    /// Raises the flag.
+    func set() {
+        value.store(true, ordering: .relaxed)
     }
 }
 

@@ -55,16 +55,32 @@ extension KingfisherManager {
         var readOptions = options
         readOptions.callbackQueue = .untouch
         let computedKey = key.computedKey(with: options.processor.identifier)
-        let shareKey = "\(ObjectIdentifier(cache))|\(Self.decodingKey(options))|\(computedKey)"
+        let shareKey = Self.shareKey(cache, options: options, computedKey: computedKey)
         let stage = retrieval.beginStage()
         let subscription = diskReads.join(key: shareKey, callback: { result in
             guard retrieval.endStage(stage) else { return }
             then((try? result.get()) ?? nil)
         }, start: { finish in
-            cache.retrieveImageInDiskCache(forKey: key, options: readOptions, callbackQueue: .untouch, completionHandler: finish)
+            if cache.diskSurelyMisses(forKey: key, options: readOptions) {
+                finish(.success(nil))
+            } else {
+                cache.retrieveImageInDiskCache(forKey: key, options: readOptions, callbackQueue: .untouch, completionHandler: finish)
+            }
             return nil
         })
         if !retrieval.setCancel(subscription.cancel, for: stage) { subscription.cancel() }
+    }
+
+    /// The key of shared work on `computedKey` in `caches` with the options' decoding choices,
+    /// made of strings the caches keep (interpolating an `ObjectIdentifier` goes through the
+    /// runtime's dynamic casts, a cost paid on every retrieval).
+    static func shareKey(_ caches: ImageCache..., options: KingfisherParsedOptionsInfo, computedKey: String) -> String {
+        var key = ""
+        for cache in caches {
+            key += cache.workKey
+            key += "|"
+        }
+        return key + decodingKey(options) + "|" + computedKey
     }
 
     /// The options that change how bytes decode, for keys of shared work.
@@ -83,14 +99,15 @@ extension KingfisherManager {
         var originalOptions = options
         originalOptions.processor = DefaultImageProcessor.default
         originalOptions.callbackQueue = .untouch
-        let shareKey = "\(ObjectIdentifier(target))|\(ObjectIdentifier(originalCache))|\(Self.decodingKey(options))|"
-            + key.computedKey(with: options.processor.identifier)
+        let shareKey = Self.shareKey(
+            target, originalCache, options: options, computedKey: key.computedKey(with: options.processor.identifier))
         let stage = retrieval.beginStage()
         let subscription = originals.join(key: shareKey, callback: { [self] result in
             guard retrieval.endStage(stage) else { return }
             switch result {
             case .success(let image?):
-                cacheAndSucceed(image, original: nil, storeOriginal: false, source: source, retrieval)
+                // An original found in memory is processed on the caller's thread.
+                cacheAndSucceed(image, original: nil, storeOriginal: false, source: source, retrieval, onWorkerThread: false)
             case .success(nil):
                 fetchUnlessCacheOnly(source, retrieval)
             case .failure(let error):
@@ -108,6 +125,8 @@ extension KingfisherManager {
             }
             if let image = originalCache.retrieveImageInMemoryCache(forKey: key, options: originalOptions) {
                 processOriginal(image)
+            } else if originalCache.diskSurelyMisses(forKey: key, options: originalOptions) {
+                processOriginal(nil)
             } else {
                 originalCache.retrieveImageInDiskCache(forKey: key, options: originalOptions) { result in
                     processOriginal((try? result.get()) ?? nil)
@@ -182,10 +201,11 @@ extension KingfisherManager {
 
     /// Stores a fetched or newly processed image in the target cache (and the original bytes
     /// in the original cache when asked), then delivers it; with `waitForCache`, only after
-    /// the disk writes are done.
+    /// the disk writes are done. `onWorkerThread`: the caller runs on one of the pipeline's own
+    /// threads (a loading queue, the downloader, a disk read), never the caller of `retrieveImage`.
     func cacheAndSucceed(
         _ image: KFCrossPlatformImage, original: Data?, storeOriginal: Bool, source: Source, _ retrieval: ManagedRetrieval,
-        validators: ResponseValidators? = nil
+        validators: ResponseValidators? = nil, onWorkerThread: Bool
     ) {
         var options = retrieval.options
         if options.revalidateExpiredCache, let validators {
@@ -206,9 +226,12 @@ extension KingfisherManager {
         } else {
             waiter = nil
         }
+        // On a worker thread the disk write runs here, with no hand-off; elsewhere (maybe the
+        // main thread) it waits for the I/O queue.
+        let onWorker = onWorkerThread && !(options.processingQueue?.mayRunOnMain ?? false)
         targetCache(for: options).store(
             image, original: original, forKey: key, options: storeOptions,
-            toDisk: !options.cacheMemoryOnly, completionHandler: waiter)
+            toDisk: !options.cacheMemoryOnly, writingOnCallingThread: onWorker, completionHandler: waiter)
         if writesOriginal, let original {
             originalCache(for: options).storeToDisk(
                 original, forKey: key, forcedExtension: options.forcedExtension,

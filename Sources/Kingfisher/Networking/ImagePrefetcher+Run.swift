@@ -86,25 +86,24 @@ extension ImagePrefetcher {
 
     /// Records how the source at `index` ended, reports, and starts the next one.
     func finish(_ index: Int, _ outcome: PrefetchOutcome) {
-        typealias Lists = (skipped: [Int], failed: [Int], completed: [Int], isFinal: Bool, finished: Finished?)
-        let lists = state.withLock { state -> Lists? in
+        let ended = state.withLock { state -> (isFinal: Bool, finished: Finished?)? in
             guard state.active.remove(index) != nil else { return nil }
             state.tasks[index] = nil
             let started = state.startTimes.removeValue(forKey: index) ?? .now
             let finished = state.sourceFinished.map { Finished(block: $0, outcome: outcome, duration: .now - started) }
-            switch outcome {
-            case .skipped: state.skipped.append(index)
-            case .failed: state.failed.append(index)
-            case .completed: state.completed.append(index)
-            }
             let isFinal = state.active.isEmpty && state.nextIndex == items.count
             if isFinal { state.phase = .finished }
-            return (state.skipped, state.failed, state.completed, isFinal, finished)
+            return (isFinal, finished)
         }
-        guard let lists else { return }
-        report(skipped: lists.skipped, failed: lists.failed, completed: lists.completed, isFinal: lists.isFinal,
-               finished: lists.finished.map { (index, $0) })
-        if !lists.isFinal { launchMore() }
+        guard let ended else { return }
+        let kind: ReportedLists.Kind
+        switch outcome {
+        case .skipped: kind = .skipped
+        case .failed: kind = .failed
+        case .completed: kind = .completed
+        }
+        report([(index, kind)], isFinal: ended.isFinal, finished: ended.finished.map { (index, $0) })
+        if !ended.isFinal { launchMore() }
     }
 
     /// The report of one source's end, for ``ImagePrefetcher/sourceFinishedBlock``.
@@ -114,23 +113,99 @@ extension ImagePrefetcher {
         let duration: Duration
     }
 
-    /// Delivers the end of one source (when `finished` is given), one progress report, and the
-    /// completion when `isFinal`, in order.
-    func report(skipped: [Int], failed: [Int], completed: [Int], isFinal: Bool, finished: (Int, Finished)?) {
-        let callbackQueue = parsedOptions.callbackQueue
-        reportQueue.async {
-            let work: @Sendable () -> Void = {
-                if let (index, end) = finished { end.block(self.items[index].source, end.outcome, end.duration) }
-                let sources = { (indexes: [Int]) in indexes.map { self.items[$0].source } }
-                let resources = { (indexes: [Int]) in indexes.compactMap { self.items[$0].resource } }
-                self.sourceProgress?(sources(skipped), sources(failed), sources(completed))
-                self.resourceProgress?(resources(skipped), resources(failed), resources(completed))
-                if isFinal {
-                    self.sourceCompletion?(sources(skipped), sources(failed), sources(completed))
-                    self.resourceCompletion?(resources(skipped), resources(failed), resources(completed))
+    /// Adds the sources that ended to the reported lists, then delivers the end of one source
+    /// (when `finished` is given), one progress report, and the completion when `isFinal`.
+    ///
+    /// Reports go out one at a time and in order, without a queue of their own: the thread that
+    /// finds none being delivered delivers every waiting one (on the callback queue), so a source
+    /// that ends costs no hand-off. Each report adds only what is new to the lists, so a long
+    /// prefetch costs the same per source at its end as at its start.
+    func report(_ ended: [(index: Int, kind: ReportedLists.Kind)], isFinal: Bool, finished: (Int, Finished)?) {
+        let pending = PendingReport(ended: ended, isFinal: isFinal, finished: finished)
+        let delivers = reports.withLock { reports -> Bool in
+            reports.waiting.append(pending)
+            guard !reports.delivering else { return false }
+            reports.delivering = true
+            return true
+        }
+        guard delivers else { return }
+        let wantsSources = sourceProgress != nil || sourceCompletion != nil
+        let wantsResources = resourceProgress != nil || resourceCompletion != nil
+        while true {
+            let next = reports.withLock { reports -> (PendingReport, ReportedLists)? in
+                guard !reports.waiting.isEmpty else {
+                    reports.delivering = false
+                    return nil
                 }
+                let report = reports.waiting.removeFirst()
+                for (index, kind) in report.ended {
+                    reports.lists.append(items[index], as: kind, sources: wantsSources, resources: wantsResources)
+                }
+                return (report, reports.lists)
             }
-            callbackQueue.execute(work)
+            guard let (report, lists) = next else { return }
+            deliver(report, lists: lists)
+        }
+    }
+
+    /// Runs the callbacks of one report on the callback queue.
+    private func deliver(_ report: PendingReport, lists: ReportedLists) {
+        let finished = report.finished
+        let isFinal = report.isFinal
+        parsedOptions.callbackQueue.execute {
+            if let (index, end) = finished { end.block(self.items[index].source, end.outcome, end.duration) }
+            self.sourceProgress?(lists.skipped, lists.failed, lists.completed)
+            self.resourceProgress?(lists.skippedResources, lists.failedResources, lists.completedResources)
+            if isFinal {
+                self.sourceCompletion?(lists.skipped, lists.failed, lists.completed)
+                self.resourceCompletion?(lists.skippedResources, lists.failedResources, lists.completedResources)
+            }
+        }
+    }
+}
+
+/// One report waiting to be delivered: the sources that ended with it, whether it is the last,
+/// and the end of one source for ``ImagePrefetcher/sourceFinishedBlock``.
+struct PendingReport: Sendable {
+    let ended: [(index: Int, kind: ReportedLists.Kind)]
+    let isFinal: Bool
+    let finished: (Int, ImagePrefetcher.Finished)?
+}
+
+/// The reports of a prefetcher: those waiting, whether a thread is delivering them, and the
+/// lists delivered so far.
+struct ReportState: Sendable {
+    var waiting: [PendingReport] = []
+    var delivering = false
+    var lists = ReportedLists()
+}
+
+/// The sources (and resources) a prefetcher has reported, by how they ended.
+struct ReportedLists: Sendable {
+    /// How a source ended, as the reports count it.
+    enum Kind: Sendable {
+        case skipped, failed, completed
+    }
+
+    var skipped: [Source] = []
+    var failed: [Source] = []
+    var completed: [Source] = []
+    var skippedResources: [any Resource] = []
+    var failedResources: [any Resource] = []
+    var completedResources: [any Resource] = []
+
+    /// Adds `item` to the lists of `kind` that someone reads.
+    mutating func append(_ item: ImagePrefetcher.Item, as kind: Kind, sources: Bool, resources: Bool) {
+        switch kind {
+        case .skipped:
+            if sources { skipped.append(item.source) }
+            if resources, let resource = item.resource { skippedResources.append(resource) }
+        case .failed:
+            if sources { failed.append(item.source) }
+            if resources, let resource = item.resource { failedResources.append(resource) }
+        case .completed:
+            if sources { completed.append(item.source) }
+            if resources, let resource = item.resource { completedResources.append(resource) }
         }
     }
 }

@@ -54,8 +54,8 @@ public typealias PrefetcherSourceFinishedBlock = @Sendable (
 /// With `.forceRefresh` nothing is skipped. A source that fails counts as *failed*.
 ///
 /// Progress and completion run one at a time, in order, on the options' `callbackQueue` (default
-/// `.untouch`, meaning the prefetcher's own serial queue); the completion handler runs exactly
-/// once, after the last progress report. The prefetcher keeps itself alive until it finishes.
+/// `.untouch`: on the thread that finished a source, or that called ``start()`` or ``stop()``,
+/// never two at once); the completion handler runs exactly once, after the last progress report. The prefetcher keeps itself alive until it finishes.
 /// Every member is safe to call from any thread.
 public final class ImagePrefetcher: Sendable {
     /// One source to prefetch, and the resource it was made from, if any.
@@ -75,9 +75,6 @@ public final class ImagePrefetcher: Sendable {
         var launching = false
         var active: Set<Int> = []
         var tasks: [Int: DownloadTask] = [:]
-        var skipped: [Int] = []
-        var failed: [Int] = []
-        var completed: [Int] = []
         var startTimes: [Int: ContinuousClock.Instant] = [:]
         var sourceFinished: PrefetcherSourceFinishedBlock?
     }
@@ -120,8 +117,8 @@ public final class ImagePrefetcher: Sendable {
     /// The caller's options merged over the manager's defaults, for the cache lookups.
     let parsedOptions: KingfisherParsedOptionsInfo
     let state = Mutex(State())
-    /// Serializes progress and completion reports.
-    let reportQueue = DispatchQueue(label: "com.onevcat.Kingfisher.ImagePrefetcher.report")
+    /// Reports waiting to be delivered, in order, and the lists they hand out.
+    let reports = Mutex(ReportState())
     let sourceProgress: PrefetcherSourceProgressBlock?
     let sourceCompletion: PrefetcherSourceCompletionHandler?
     let resourceProgress: PrefetcherProgressBlock?
@@ -203,7 +200,7 @@ public final class ImagePrefetcher: Sendable {
             return true
         }
         if empty {
-            report(skipped: [], failed: [], completed: [], isFinal: true, finished: nil)
+            report([], isFinal: true, finished: nil)
         } else {
             launchMore()
         }
@@ -215,20 +212,19 @@ public final class ImagePrefetcher: Sendable {
     /// The completion handler is called once with the final lists (unless it already was).
     /// Stopping before ``start()`` fails every source.
     public func stop() {
-        let outcome = state.withLock { state -> (tasks: [DownloadTask], lists: ([Int], [Int], [Int]))? in
+        let outcome = state.withLock { state -> (tasks: [DownloadTask], failed: [Int])? in
             guard state.phase != .finished else { return nil }
             state.phase = .finished
-            state.failed += state.active.sorted() + Array(state.nextIndex..<items.count)
+            let failed = state.active.sorted() + Array(state.nextIndex..<items.count)
             state.nextIndex = items.count
             state.active = []
             let tasks = Array(state.tasks.values)
             state.tasks = [:]
             state.startTimes = [:]
-            return (tasks, (state.skipped, state.failed, state.completed))
+            return (tasks, failed)
         }
         guard let outcome else { return }
         outcome.tasks.forEach { $0.cancel() }
-        report(skipped: outcome.lists.0, failed: outcome.lists.1, completed: outcome.lists.2, isFinal: true,
-               finished: nil)
+        report(outcome.failed.map { ($0, .failed) }, isFinal: true, finished: nil)
     }
 }

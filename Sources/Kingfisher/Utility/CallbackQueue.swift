@@ -33,4 +33,13 @@ public enum CallbackQueue: Sendable {
             queue.async(execute: block)
         }
     }
+
+    /// Whether blocks given to this queue may run on the main thread.
+    var mayRunOnMain: Bool {
+        switch self {
+        case .mainAsync, .mainCurrentOrAsync: true
+        case .untouch: false
+        case .dispatch(let queue): queue === DispatchQueue.main
+        }
+    }
 }

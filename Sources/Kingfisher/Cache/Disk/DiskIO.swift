@@ -75,6 +75,55 @@ enum DiskIO {
         return .data(Data(bytesNoCopy: buffer, count: expectedSize, deallocator: .free))
     }
 
+    /// Reads the file at `path` to its end in one buffer sized from `fstat` (growing if the file
+    /// grows meanwhile), in pieces of at most 1 MB with `isCancelled` asked between them.
+    ///
+    /// A regular file usually costs four system calls: open, fstat, one read, close. Throws the
+    /// system's error as a `POSIXError`, and `CancellationError` when `isCancelled` says so.
+    static func readToEnd(atPath path: String, isCancelled: () -> Bool) throws -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw posixError() }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw posixError() }
+        let isRegular = (status.st_mode & S_IFMT) == S_IFREG
+        if (status.st_mode & S_IFMT) == S_IFDIR { throw posixError(EISDIR) }
+        // One byte more than the size, so a file that did not grow ends with a short read.
+        var capacity = max(Int(isRegular ? status.st_size : 0), 0) + 1
+        guard var buffer = malloc(capacity) else { throw posixError(ENOMEM) }
+        var done = 0
+        while true {
+            if done == capacity {
+                capacity *= 2
+                guard let grown = realloc(buffer, capacity) else {
+                    free(buffer)
+                    throw posixError(ENOMEM)
+                }
+                buffer = grown
+            }
+            if isCancelled() {
+                free(buffer)
+                throw CancellationError()
+            }
+            let wanted = min(capacity - done, 1 << 20)
+            let count = read(fd, buffer + done, wanted)
+            if count < 0, errno == EINTR { continue }
+            if count < 0 {
+                let code = errno
+                free(buffer)
+                throw posixError(code)
+            }
+            done += count
+            // A regular file returns fewer bytes than asked only at its end.
+            if count == 0 || (isRegular && count < wanted) { break }
+        }
+        guard done > 0 else {
+            free(buffer)
+            return Data()
+        }
+        return Data(bytesNoCopy: buffer, count: done, deallocator: .free)
+    }
+
     /// Creates the file at `path` (which must not exist) holding `data`; removes it on failure.
     static func writeNewFile(atPath path: String, data: Data) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)

@@ -101,16 +101,10 @@ public struct LocalFileImageDataProvider: ImageDataProvider {
         }
     }
 
-    /// Reads `fileURL` in 1 MB pieces, stopping with `CancellationError` when `isCancelled` says so.
-    private static func read(_ fileURL: URL, isCancelled: () -> Bool) throws -> Data {
-        let handle = try FileHandle(forReadingFrom: fileURL)
-        defer { try? handle.close() }
-        var result = Data()
-        while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
-            if isCancelled() { throw CancellationError() }
-            result.append(piece)
-        }
-        return result
+    /// Reads `fileURL` whole, asking `isCancelled` between 1 MB pieces; throws the system's error
+    /// (a `POSIXError`) or `CancellationError`.
+    static func read(_ fileURL: URL, isCancelled: () -> Bool) throws -> Data {
+        try DiskIO.readToEnd(atPath: fileURL.path, isCancelled: isCancelled)
     }
 }
 
