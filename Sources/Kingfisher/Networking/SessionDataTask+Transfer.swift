@@ -158,7 +158,7 @@ extension SessionDataTask {
                 throw KingfisherError.responseError(
                     reason: .responseTooLarge(url: url, limit: limit, declaredSize: nil, receivedSize: received))
             }
-            watchdog.touch()
+            watchdog.received(part.readableBytes)
             part.withUnsafeReadableBytes { data.append(contentsOf: $0) }
             let callers = activeCallers
             for caller in callers {
