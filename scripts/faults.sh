@@ -9,7 +9,8 @@
 #   faults: NAME key=value ... peak_rss_mb=N   and then   result: passed|FAILED|skipped (S s)
 # The disk tests need root and mount(8) (a tmpfs of a few hundred KB, remounted read-only) and
 # chattr(1); without them they are skipped, and this script says so. The 10,000-caller test keeps
-# its connections at the downloader's per-host limit (8), so the default `ulimit -n` is enough.
+# its connections at the downloader's per-host limit (8), so the default `ulimit -n` is enough; it
+# runs only with KF_FAULTS_10K=1 (set here), being too heavy to share the machine with other suites.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
@@ -43,7 +44,7 @@ for test in "${tests[@]}"; do
     log="$scratch/faults-$(basename "$test").log"
     start=$(date +%s.%N)
     status=0
-    swift test --skip-build --scratch-path "$scratch" --filter "$test" >"$log" 2>&1 || status=$?
+    KF_FAULTS_10K=1 swift test --skip-build --scratch-path "$scratch" --filter "$test" >"$log" 2>&1 || status=$?
     seconds=$(echo "$(date +%s.%N) - $start" | bc)
     grep -E '^faults: ' "$log" || true
     if [[ $status -ne 0 ]]; then

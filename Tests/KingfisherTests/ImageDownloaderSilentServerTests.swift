@@ -10,7 +10,12 @@ import Testing
 @Suite struct ImageDownloaderSilentServerTests {
     static let callers = 10_000
 
-    @Test func tenThousandCallersOfASilentServerAreAllAnsweredWithBoundedDescriptors() async throws {
+    /// Opt-in: answering 10,000 callers keeps both cores busy for about 5 s in a debug build, which
+    /// starves the tight watchdogs of suites running alongside (a 5-second bound in
+    /// `ImageDownloaderResponseTests` failed that way). `scripts/faults.sh` runs it on its own.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["KF_FAULTS_10K"] == "1",
+                   "opt-in (KF_FAULTS_10K=1, as scripts/faults.sh sets): too heavy to share the machine with other suites"))
+    func tenThousandCallersOfASilentServerAreAllAnsweredWithBoundedDescriptors() async throws {
         let descriptorsBefore = FaultFigures.openDescriptors
         try await DownloaderKit.run(seconds: 120) { server, downloader in
             downloader.downloadTimeout = 1
