@@ -6,6 +6,9 @@
 //       stores <me>-0 ..< <me>-<count> while reading its own and <other>'s keys, then creates
 //       <done-dir>/<me>, waits for <done-dir>/<other> and checks every key of both. Exit 0 when
 //       everything read back right.
+//   cache-stress open <parent> <name> <key>
+//       opens the storage and stores <key> once, printing "stored" or "error: ..." (exit 0 both
+//       ways): the disk-fault tests run it on a full disk, where a crash would kill the test runner.
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
@@ -28,7 +31,7 @@ func check(_ storage: DiskStorage.Backend<Data>, _ key: String, required: Bool) 
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 4 else { fail("usage: cache-stress write|pair <parent> <name> ...") }
+guard arguments.count >= 4 else { fail("usage: cache-stress write|pair|open <parent> <name> ...") }
 var config = DiskStorage.Config(name: arguments[3], sizeLimit: 0, directory: URL(fileURLWithPath: arguments[2]))
 config.expiration = .never
 
@@ -72,6 +75,15 @@ case "pair" where arguments.count == 8:
     }
     print("ok")
 
+case "open" where arguments.count == 5:
+    do {
+        let storage = try DiskStorage.Backend<Data>(config: config)
+        try storage.store(value: payload(forKey: arguments[4], maxSize: 32_000), forKey: arguments[4])
+        print("stored")
+    } catch {
+        print("error: \(error)")
+    }
+
 default:
-    fail("usage: cache-stress write|pair <parent> <name> ...")
+    fail("usage: cache-stress write|pair|open <parent> <name> ...")
 }

@@ -12,12 +12,12 @@ final class TestHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let core: ServerCore
     /// `true` on an HTTP/2 stream: no connection-level headers, and "closing" resets the stream.
-    private let isHTTP2: Bool
+    let isHTTP2: Bool
 
     private var pending: (head: HTTPRequestHead, response: TestResponse)?
     /// Bumped per request and on teardown so a late timer or gate callback can tell it is stale.
-    private var exchange = 0
-    private var isActive = true
+    var exchange = 0
+    var isActive = true
     private var scheduled: Scheduled<Void>?
     private var gateTicket: (gate: TestGate, ticket: Int)?
 
@@ -135,6 +135,23 @@ final class TestHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.flush()
             guard bodyAllowed else { return finish(context, close: !keepAlive) }
             pace(context, body, pieces: pieces[...], gates: gates[...], keepAlive: keepAlive)
+        case .resetMidBody(let bytes):
+            writeHead(context, head, response, contentLength: length, keepAlive: keepAlive)
+            guard bodyAllowed else { return finish(context, close: !keepAlive) }
+            writeBody(context, body.getSlice(at: body.readerIndex, length: bytes) ?? body)
+            flushThenReset(context)
+        case .overlong(let trailing):
+            writeHead(context, head, response, contentLength: length, keepAlive: keepAlive)
+            guard bodyAllowed else { return finish(context, close: !keepAlive) }
+            var both = body
+            var extra = trailing
+            both.writeBuffer(&extra)
+            writeBody(context, both)
+            finish(context, close: !keepAlive)
+        case .endlessChunked:
+            writeHead(context, head, response, chunked: true, keepAlive: keepAlive)
+            guard bodyAllowed else { return finish(context, close: !keepAlive) }
+            stream(context, body)
         }
     }
 
@@ -202,7 +219,7 @@ final class TestHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: - Writing
 
-    private func writeHead(
+    func writeHead(
         _ context: ChannelHandlerContext, _ request: HTTPRequestHead, _ response: TestResponse,
         contentLength: Int? = nil, chunked: Bool = false, keepAlive: Bool
     ) {
@@ -229,13 +246,13 @@ final class TestHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                       promise: nil)
     }
 
-    private func writeBody(_ context: ChannelHandlerContext, _ body: ByteBuffer) {
+    func writeBody(_ context: ChannelHandlerContext, _ body: ByteBuffer) {
         guard body.readableBytes > 0 else { return }
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
     }
 
     /// Ends the response; with `close`, closes the connection once everything is on the wire.
-    private func finish(_ context: ChannelHandlerContext, close: Bool) {
+    func finish(_ context: ChannelHandlerContext, close: Bool) {
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if close && !isHTTP2 {
             written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
@@ -244,7 +261,7 @@ final class TestHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Abandons the response mid-way: flushes what was written, then closes the connection
     /// (on HTTP/2, resets the stream).
-    private func flushThenClose(_ context: ChannelHandlerContext) {
+    func flushThenClose(_ context: ChannelHandlerContext) {
         let promise = context.eventLoop.makePromise(of: Void.self)
         context.flush()
         // A zero-byte write completes only after every earlier write has been handed to the kernel.

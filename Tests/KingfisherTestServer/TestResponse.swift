@@ -30,6 +30,12 @@ public struct TestResponse: Sendable {
         case closeMidBody(bytes: Int)
         /// The request is read and never answered.
         case never
+        /// Full `Content-Length`, `bytes` of the body, then the connection is reset (TCP RST).
+        case resetMidBody(bytes: Int)
+        /// `Content-Length: body.count`, then the body followed by `trailing` bytes it does not count.
+        case overlong(trailing: ByteBuffer)
+        /// `Transfer-Encoding: chunked`, `chunkSize`-byte chunks of the body's bytes repeated forever.
+        case endlessChunked(chunkSize: Int)
     }
 
     let statusCode: Int

@@ -45,8 +45,11 @@ extension DiskStorage {
             self.init(settings: config)
             do {
                 try metadata.exclusive(create: creatingDirectory) {}
-            } catch {
+            } catch KingfisherError.cacheError(reason: .cannotCreateDirectory) {
                 if creatingDirectory { ready.store(false, ordering: .releasing) }
+            } catch {
+                // The folder exists but its lock or journal cannot be written (a read-only
+                // folder): reads still serve what it holds; stores throw.
             }
         }
 
@@ -101,7 +104,8 @@ extension DiskStorage {
         /// `sizeLimit`, least-recently-used entries are removed down to half of it. `writeOptions`
         /// is accepted for Kingfisher's signature; writes are always atomic. Throws
         /// `.cannotConvertToData`, `.cannotCreateDirectory`, `.cannotCreateCacheFile` or
-        /// `.cacheIndexFailed` (as `.cacheError`).
+        /// `.cacheIndexFailed` (as `.cacheError`); after a throw (a full disk, a read-only folder)
+        /// the key is a miss, or still holds a complete earlier value, and no file is left behind.
         public func store(value: T, forKey key: String, expiration: StorageExpiration? = nil,
                           writeOptions: Data.WritingOptions = [], forcedExtension: String? = nil) throws {
             try store(value: value, forKey: key, expiration: expiration, forcedExtension: forcedExtension, extensionKey: key)
@@ -132,10 +136,17 @@ extension DiskStorage {
                             reason: .cannotCreateCacheFile(fileURL: fileURL, key: key, data: data, error: error))
                     }
                     let now = config.clock.now()
-                    try metadata.append([.put(
-                        name: name, key: key, size: data.count, lastAccess: now.timeIntervalSince1970,
-                        expiry: expiration.estimatedExpirationSince(now).timeIntervalSince1970,
-                        expiration: expiration)])
+                    do {
+                        try metadata.append([.put(
+                            name: name, key: key, size: data.count, lastAccess: now.timeIntervalSince1970,
+                            expiry: expiration.estimatedExpirationSince(now).timeIntervalSince1970,
+                            expiration: expiration)])
+                    } catch {
+                        // Not recorded (a full disk): a file the index does not know would take
+                        // space no limit counts and come back at the next sweep, so it goes.
+                        DiskIO.removeFile(fileURL.path)
+                        throw error
+                    }
                     if config.sizeLimit > 0 {
                         _ = try trimLocked(toFit: config.sizeLimit)
                     }
@@ -286,8 +297,9 @@ extension DiskStorage {
 
         // MARK: - Removing
 
-        /// Removes the entry for `key`, if any. Throws `.cacheError(.cacheIndexFailed)` when the
-        /// removal cannot be recorded.
+        /// Removes the entry for `key`, if any. Throws `.cacheError(.invalidURLResource)` when its
+        /// file cannot be deleted (a read-only or immutable folder; the entry then stays, served as
+        /// before) and `.cacheError(.cacheIndexFailed)` when the removal cannot be recorded.
         public func remove(forKey key: String, forcedExtension: String? = nil) throws {
             try remove(forKey: key, forcedExtension: forcedExtension, extensionKey: key)
         }
@@ -297,7 +309,12 @@ extension DiskStorage {
             let name = cacheFileName(forKey: key, forcedExtension: forcedExtension, extensionKey: extensionKey)
             do {
                 try metadata.exclusive(create: false) {
-                    DiskIO.removeFile(metadata.paths.entry(name))
+                    let path = metadata.paths.entry(name)
+                    if !DiskIO.removeFile(path), errno != ENOENT {
+                        throw KingfisherError.cacheError(reason: .invalidURLResource(
+                            error: DiskIO.posixError(), key: key,
+                            url: directoryURL.appendingPathComponent(name, isDirectory: false)))
+                    }
                     if metadata.withIndex({ $0[name] != nil }) {
                         try metadata.append([.remove(name: name)])
                     }

@@ -1,8 +1,13 @@
 import NIOCore
 import Synchronization
 
-/// Tells when a transfer has received nothing for its timeout: the downloader's idle timeout,
+/// Tells when a transfer has made no progress for its timeout: the downloader's idle timeout,
 /// covering the wait for the headers and every gap in the body.
+///
+/// Progress is the response head, or at least ``minimumProgressBytes`` of body since the last
+/// progress. A server dribbling a few bytes at a time (a slow-loris origin) therefore cannot hold a
+/// transfer, its connection and its slot on the host open for ever: fewer bytes than that in a
+/// whole timeout is a stall, however often they come.
 ///
 /// `touch()` is one atomic store. The checks are made by the downloader's ``WatchdogSweeper``
 /// rather than a timer per transfer, because arming and cancelling a timer on an event loop from
@@ -13,6 +18,12 @@ final class IdleWatchdog: Sendable {
     private let onTimeout: @Sendable () -> Void
     private let lastActivity: Atomic<Int64>
     private let done = Atomic<Bool>(false)
+    /// Body bytes received since the last progress; only the transfer's reading task adds to it.
+    private let pendingBytes = Atomic<Int>(0)
+
+    /// The body bytes that count as progress: 1 KiB, a trickle of under about 70 bytes per second
+    /// at the default 15-second timeout.
+    static let minimumProgressBytes = 1024
 
     init(timeout seconds: Double, onTimeout: @escaping @Sendable () -> Void) {
         // Clamped to about 11 days so that the nanoseconds fit.
@@ -21,9 +32,21 @@ final class IdleWatchdog: Sendable {
         self.lastActivity = Atomic(WatchdogSweeper.now())
     }
 
-    /// Records activity now.
+    /// Records progress now (the response head arrived).
     func touch() {
+        pendingBytes.store(0, ordering: .relaxed)
         lastActivity.store(WatchdogSweeper.now(), ordering: .relaxed)
+    }
+
+    /// Records `count` body bytes; they are progress once ``minimumProgressBytes`` have come
+    /// since the last progress. Call from one task at a time (the transfer's body loop).
+    func received(_ count: Int) {
+        let pending = pendingBytes.load(ordering: .relaxed) + count
+        if pending >= Self.minimumProgressBytes {
+            touch()
+        } else {
+            pendingBytes.store(pending, ordering: .relaxed)
+        }
     }
 
     /// Ends the watch: `onTimeout` is not called after this unless it already started.

@@ -105,8 +105,12 @@ public final class ImageDownloader: Sendable {
         try await client.shutdown()
     }
 
-    /// Seconds without a byte from the server (headers or body) before a download fails with
+    /// Seconds without progress from the server before a download fails with
     /// `.responseError(.downloadTimedOut)`. Default 15.
+    ///
+    /// Progress is the response's headers, then every 1 KiB of body: a server that dribbles a
+    /// few bytes at a time (under 1 KiB per timeout) is stalled however often its bytes come, so a
+    /// slow-loris origin cannot hold a download open for ever. A body that ends is never a stall.
     public var downloadTimeout: TimeInterval {
         get { settings.withLock { $0.downloadTimeout } }
         set { settings.withLock { $0.downloadTimeout = newValue.isFinite && newValue > 0 ? newValue : 15 } }

@@ -77,12 +77,22 @@ extension SessionDataTask {
 
         var current = request
         var redirects = 0
+        var retriedStaleConnection = false
         while true {
             guard let url = current.url else { throw KingfisherError.requestError(reason: .invalidURL(request: current)) }
-            let response = try await downloader.client.execute(
-                try makeClientRequest(current, settings: settings),
-                deadline: .now() + .nanoseconds(Int64(min(settings.timeout, 1_000_000) * 1_000_000_000))
-            )
+            let response: HTTPClientResponse
+            do {
+                response = try await downloader.client.execute(
+                    try makeClientRequest(current, settings: settings),
+                    deadline: .now() + .nanoseconds(Int64(min(settings.timeout, 1_000_000) * 1_000_000_000))
+                )
+            } catch let error where !retriedStaleConnection && Self.isStaleConnection(error) {
+                // A pooled connection closed as the request was handed to it (the server closed
+                // it, or the previous response left stray bytes): nothing of a response arrived,
+                // so the request is sent again once, on a fresh connection.
+                retriedStaleConnection = true
+                continue
+            }
             watchdog.touch()
             let head = ResponseHead(url: url, response: response)
 
@@ -158,7 +168,7 @@ extension SessionDataTask {
                 throw KingfisherError.responseError(
                     reason: .responseTooLarge(url: url, limit: limit, declaredSize: nil, receivedSize: received))
             }
-            watchdog.touch()
+            watchdog.received(part.readableBytes)
             part.withUnsafeReadableBytes { data.append(contentsOf: $0) }
             let callers = activeCallers
             for caller in callers {
@@ -199,6 +209,13 @@ extension SessionDataTask {
             }
         }
         return clientRequest
+    }
+
+    /// Whether `error` means the connection closed before any of the response arrived.
+    static func isStaleConnection(_ error: any Error) -> Bool {
+        if let error = error as? ChannelError, error == .ioOnClosedChannel { return true }
+        if let error = error as? HTTPClientError, error == .remoteConnectionClosed { return true }
+        return false
     }
 
     /// Whether `request` is a revalidation (`If-None-Match` or `If-Modified-Since`).

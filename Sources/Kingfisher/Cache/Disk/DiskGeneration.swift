@@ -12,7 +12,8 @@ import Darwin
 /// Reading it is a memory load, so a lookup that misses the index can tell whether another
 /// process changed the journal without a system call. The file is created 4 KB long by a writer
 /// holding the folder's lock and never shrunk by the storage; it is mapped only when at least
-/// 8 bytes long (a shorter file is ignored and lookups fall back to reading the journal). Like any
+/// 8 bytes long (a shorter file is ignored and lookups fall back to reading the journal), and only
+/// once its first block is allocated (on a full disk it is not mapped either). Like any
 /// shared mapping, it relies on nobody truncating the file while it is mapped (deleting it, or the
 /// whole folder, is harmless: the mapping keeps the old file alive).
 struct DiskGeneration {
@@ -30,6 +31,9 @@ struct DiskGeneration {
         if status.st_size < 8 {
             guard create, ftruncate(fd, off_t(Self.fileLength)) == 0 else { return nil }
         }
+        // A store through the mapping into a hole the filesystem cannot fill (a full disk) is a
+        // SIGBUS, not an error: reserve the counter's block now, when failing is still an error.
+        guard posix_fallocate(fd, 0, 8) == 0 else { return nil }
         guard let address = mmap(nil, 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
               address != MAP_FAILED else { return nil }
         pointer = address.bindMemory(to: Atomic<UInt64>.self, capacity: 1)

@@ -29,6 +29,8 @@ struct DiskJournalState {
     var index = DiskIndex()
     private(set) var journalFD: Int32 = -1
     private var journalIdentity: FileIdentity?
+    /// The journal was opened read-only (a read-only folder): lookups work, appends do not.
+    private var journalReadOnly = false
     /// Journal bytes applied to the index (the header included).
     private(set) var offset = 0
     private var generation: DiskGeneration?
@@ -51,10 +53,15 @@ struct DiskJournalState {
     /// the lock an incomplete tail is simply left for later.
     mutating func catchUp(_ paths: DiskPaths, locked: Bool) throws {
         let onDisk = FileIdentity(path: paths.journal)
-        if onDisk == nil || onDisk != journalIdentity {
+        if onDisk == nil || onDisk != journalIdentity || (locked && journalReadOnly) {
             close()
             if onDisk == nil, !locked { return }
-            let fd = open(paths.journal, O_RDWR | O_APPEND | O_CLOEXEC | (locked ? O_CREAT : 0), 0o644)
+            var fd = open(paths.journal, O_RDWR | O_APPEND | O_CLOEXEC | (locked ? O_CREAT : 0), 0o644)
+            if fd < 0, !locked, errno == EROFS || errno == EACCES || errno == EPERM {
+                // A read-only folder still serves what it holds.
+                fd = open(paths.journal, O_RDONLY | O_CLOEXEC)
+                journalReadOnly = fd >= 0
+            }
             guard fd >= 0 else {
                 if errno == ENOENT, !locked { return }
                 throw DiskIO.posixError()
@@ -125,7 +132,14 @@ struct DiskJournalState {
             record.encode(into: &bytes)
             lengths.append(bytes.count - start)
         }
-        try bytes.withUnsafeBytes { try DiskIO.writeAll(journalFD, $0) }
+        do {
+            try bytes.withUnsafeBytes { try DiskIO.writeAll(journalFD, $0) }
+        } catch {
+            // A full disk can take part of the records: cut them off at once, so that nothing
+            // appended later sits behind a torn record (a replay stops at the first one).
+            _ = ftruncate(journalFD, off_t(offset))
+            throw error
+        }
         for (record, length) in zip(records, lengths) {
             index.apply(record, length: length)
         }
@@ -172,6 +186,7 @@ struct DiskJournalState {
         if journalFD >= 0 { DiskIO.closeFile(journalFD) }
         journalFD = -1
         journalIdentity = nil
+        journalReadOnly = false
         generation?.unmap()
         generation = nil
         index.removeAll()

@@ -124,15 +124,18 @@ final class DiskMetadataStore: Sendable {
     }
 
     /// Appends `records` to the journal and applies them; compacts the journal when it has grown
-    /// well past the live entries. Only inside ``exclusive(create:_:)``.
+    /// well past the live entries. Throws only when the records are not in the journal (none of
+    /// them: a partial write is cut off). Only inside ``exclusive(create:_:)``.
     func append(_ records: [DiskJournalRecord]) throws {
         try state.withLock { state in
             do {
                 try state.append(records)
-                if state.needsCompaction { try state.compact(paths) }
             } catch {
                 throw KingfisherError.cacheError(reason: .cacheIndexFailed(path: paths.journal, error: error))
             }
+            // The records are in: a compaction that fails (no room for the new journal) leaves
+            // the old journal, which is still right, and is tried again on a later append.
+            if state.needsCompaction { try? state.compact(paths) }
         }
     }
 
