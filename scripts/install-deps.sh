@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs (the C libraries' -dev packages and pkg-config;
 # libcurl4-openssl-dev because FoundationNetworking, which gives the downloader's hooks their
-# URLRequest and HTTPURLResponse types, links libcurl, and a static-stdlib build needs -lcurl),
+# URLRequest and HTTPURLResponse types, links libcurl, a static-stdlib build needs -lcurl, and
+# KFCurlLoader, which loads libcurl for `kf` on first use, includes its headers),
 # plus any extra package names given as arguments. Installs only what is missing, so it is cheap
 # to run again.
 set -euo pipefail

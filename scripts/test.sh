@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs them: the library's and the image server's suites, the
-# example package, the GTK adapter's and the gallery's suites in a real window under Xvfb, kf
-# serve's demo page in headless Chromium, and a few seconds of each fuzz target.
+# example package, the GTK adapter's and the gallery's suites in a real window under Xvfb, kf's
+# libcurl loader, kf serve's demo page in headless Chromium, and a few seconds of each fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
@@ -25,6 +25,8 @@ for package in Integrations/GTK Examples/Gallery; do
     swift build --package-path "$package" --scratch-path .build --build-tests
     xvfb-run -a -s "-screen 0 1280x1024x24" swift test --package-path "$package" --scratch-path .build --no-parallel
 done
+# KFCurlLoader, which loads libcurl for kf on first use, forwards every call with its arguments.
+bash scripts/check-curl-loader.sh
 # kf serve's demo page in a real browser: Debian's headless Chromium loads it and every image on it
 # must decode.
 bash scripts/check-serve-demo.sh
