@@ -9,13 +9,19 @@
 # with the PIL engine, 2 processes and file result storage (for the cached figure).
 #
 #   scripts/bench-serve.sh [SECONDS]     (default 10 s per wrk run; 2 threads, 16 connections)
+#   KF_BIN=path/to/kf scripts/bench-serve.sh   (that binary instead of a fresh release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 seconds="${1:-10}"
 bash scripts/install-deps.sh nginx-light curl wrk python3-pil python3-venv
-swift build -c release --static-swift-stdlib --product kf >/dev/null
-kf="$(swift build -c release --show-bin-path)/kf"
+# KF_BIN measures another kf binary (an earlier build, for a before-and-after) instead of building.
+if [ -n "${KF_BIN:-}" ]; then
+    kf="$KF_BIN"
+else
+    swift build -c release --static-swift-stdlib --product kf >/dev/null
+    kf="$(swift build -c release --show-bin-path)/kf"
+fi
 
 work="$(mktemp -d)"
 source scripts/local-nginx.sh
