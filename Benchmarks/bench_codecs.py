@@ -24,7 +24,8 @@ import bench_rows  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, ".build-bench-data")
-BENCH = os.path.join(ROOT, "Benchmarks", ".build", "release", "codec-bench")
+# Built by the bench scripts into the root package's build folder (--scratch-path .build).
+BENCH = os.path.join(ROOT, ".build", "release", "codec-bench")
 RUNS = int(os.environ.get("BENCH_RUNS", "9"))
 
 
