@@ -18,7 +18,12 @@ struct IdentifierOnlyProcessor: ImageProcessor {
         let cache: ImageCache
 
         init() throws {
-            folder = try KFCommandTests.temporaryDirectory()
+            try self.init(folder: KFCommandTests.temporaryDirectory())
+        }
+
+        /// A cache on `folder`, which may already hold another fixture's entries.
+        init(folder: URL) throws {
+            self.folder = folder
             var memory = MemoryStorage.Config(totalCostLimit: 64 << 20, cleanInterval: 0)
             memory.clock = clock.clock
             var disk = DiskStorage.Config(name: "test", sizeLimit: 0, directory: folder)

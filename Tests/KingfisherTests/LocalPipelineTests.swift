@@ -189,14 +189,6 @@ extension ImageCacheTests.Fixture {
     /// A second cache on the folder of `fixture`, with its own memory, index, queues and a clock
     /// at the same time, as another process would open it. The first fixture removes the folder.
     init(sharing fixture: ImageCacheTests.Fixture) throws {
-        folder = fixture.folder
-        var memory = MemoryStorage.Config(totalCostLimit: 64 << 20, cleanInterval: 0)
-        memory.clock = clock.clock
-        var disk = DiskStorage.Config(name: "test", sizeLimit: 0, directory: folder)
-        disk.clock = clock.clock
-        cache = ImageCache(
-            memoryStorage: MemoryStorage.Backend(config: memory),
-            diskStorage: try DiskStorage.Backend(config: disk)
-        )
+        try self.init(folder: fixture.folder)
     }
 }

@@ -85,20 +85,9 @@ extension KingfisherManager {
                 return readAndProcess(local, on: queue, options: options, finish: finish)
             }
             let work = Task {
-                let data: Data
-                do {
-                    data = try await provider.data()
-                } catch {
-                    finish(.failure(Self.providerFailure(error, provider: provider)))
-                    return
-                }
-                guard !Task.isCancelled else {
-                    finish(.failure(.requestError(reason: .dataProviderCancelled(provider: provider))))
-                    return
-                }
-                process(.data(data), options: options) { result in
-                    finish(result.map { FetchedImage(image: $0, data: data) })
-                }
+                let read: Result<Data, any Error>
+                do { read = .success(try await provider.data()) } catch { read = .failure(error) }
+                processProvided(read, provider: provider, cancelled: Task.isCancelled, options: options, finish: finish)
             }
             return { work.cancel() }
         })
@@ -118,22 +107,29 @@ extension KingfisherManager {
         let cancelled = CancelFlag()
         let isCancelled: @Sendable () -> Bool = { cancelled.isSet }
         queue.async { [self] in
-            let data: Data
-            do {
-                data = try LocalFileImageDataProvider.read(provider.fileURL, isCancelled: isCancelled)
-            } catch {
-                finish(.failure(Self.providerFailure(error, provider: provider, cancelled: isCancelled())))
-                return
-            }
-            guard !cancelled.isSet else {
-                finish(.failure(.requestError(reason: .dataProviderCancelled(provider: provider))))
-                return
-            }
+            let read = Result { try LocalFileImageDataProvider.read(provider.fileURL, isCancelled: isCancelled) }
+            processProvided(read, provider: provider, cancelled: isCancelled(), options: options, finish: finish)
+        }
+        return { cancelled.set() }
+    }
+
+    /// Processes the bytes a provider gave, or ends with its failure; a cancelled call ends with
+    /// `.dataProviderCancelled` whatever the read gave.
+    private func processProvided(
+        _ read: Result<Data, any Error>, provider: any ImageDataProvider, cancelled: Bool,
+        options: KingfisherParsedOptionsInfo,
+        finish: @escaping @Sendable (Result<FetchedImage, KingfisherError>) -> Void
+    ) {
+        switch read {
+        case .failure(let error):
+            finish(.failure(Self.providerFailure(error, provider: provider, cancelled: cancelled)))
+        case .success where cancelled:
+            finish(.failure(.requestError(reason: .dataProviderCancelled(provider: provider))))
+        case .success(let data):
             process(.data(data), options: options) { result in
                 finish(result.map { FetchedImage(image: $0, data: data) })
             }
         }
-        return { cancelled.set() }
     }
 
     /// The error for a provider that threw `error`: cancelled (by the caller, or by a
