@@ -43,28 +43,19 @@ import Testing
         #expect(again.cacheType == .disk)
     }
 
-    @Test func aMissingFileFailsWithTheSystemsError() async throws {
+    /// A file that is not there, and a folder (the name "" stands for the fixture's own), fail
+    /// with the system's error.
+    @Test(arguments: [("missing.jpg", POSIXErrorCode.ENOENT), ("", .EISDIR)])
+    func anUnreadablePathFailsWithTheSystemsError(name: String, code: POSIXErrorCode) async throws {
         let fixture = try ImageCacheTests.Fixture()
         defer { fixture.remove() }
-        let missing = fixture.folder.appendingPathComponent("missing.jpg")
+        let path = name.isEmpty ? fixture.folder : fixture.folder.appendingPathComponent(name)
         let manager = KingfisherManager(downloader: .default, cache: fixture.cache)
         await #expect {
-            try await Self.retrieve(.provider(LocalFileImageDataProvider(fileURL: missing)), manager: manager)
+            try await Self.retrieve(.provider(LocalFileImageDataProvider(fileURL: path)), manager: manager)
         } throws: { error in
             guard case .imageSettingError(reason: .dataProviderError(_, let underlying))? = error as? KingfisherError else { return false }
-            return (underlying as? POSIXError)?.code == .ENOENT
-        }
-    }
-
-    @Test func aDirectoryIsNotReadAsAnImage() async throws {
-        let fixture = try ImageCacheTests.Fixture()
-        defer { fixture.remove() }
-        let manager = KingfisherManager(downloader: .default, cache: fixture.cache)
-        await #expect {
-            try await Self.retrieve(.provider(LocalFileImageDataProvider(fileURL: fixture.folder)), manager: manager)
-        } throws: { error in
-            guard case .imageSettingError(reason: .dataProviderError(_, let underlying))? = error as? KingfisherError else { return false }
-            return (underlying as? POSIXError)?.code == .EISDIR
+            return (underlying as? POSIXError)?.code == code
         }
     }
 

@@ -113,32 +113,23 @@ extension KingfisherManager {
         return { cancelled.set() }
     }
 
-    /// Processes the bytes a provider gave, or ends with its failure; a cancelled call ends with
-    /// `.dataProviderCancelled` whatever the read gave.
+    /// Processes the bytes a provider gave, or ends with its failure; a cancelled call (or a
+    /// provider that threw `CancellationError`) ends with `.dataProviderCancelled`.
     private func processProvided(
         _ read: Result<Data, any Error>, provider: any ImageDataProvider, cancelled: Bool,
         options: KingfisherParsedOptionsInfo,
         finish: @escaping @Sendable (Result<FetchedImage, KingfisherError>) -> Void
     ) {
         switch read {
-        case .failure(let error):
-            finish(.failure(Self.providerFailure(error, provider: provider, cancelled: cancelled)))
-        case .success where cancelled:
-            finish(.failure(.requestError(reason: .dataProviderCancelled(provider: provider))))
-        case .success(let data):
+        case .failure(let error) where !cancelled && !(error is CancellationError):
+            finish(.failure(.imageSettingError(reason: .dataProviderError(provider: provider, error: error))))
+        case .success(let data) where !cancelled:
             process(.data(data), options: options) { result in
                 finish(result.map { FetchedImage(image: $0, data: data) })
             }
+        case .failure, .success:
+            finish(.failure(.requestError(reason: .dataProviderCancelled(provider: provider))))
         }
-    }
-
-    /// The error for a provider that threw `error`: cancelled (by the caller, or by a
-    /// `CancellationError`), otherwise the provider's own failure.
-    static func providerFailure(_ error: any Error, provider: any ImageDataProvider, cancelled: Bool = Task.isCancelled) -> KingfisherError {
-        if error is CancellationError || cancelled {
-            return .requestError(reason: .dataProviderCancelled(provider: provider))
-        }
-        return .imageSettingError(reason: .dataProviderError(provider: provider, error: error))
     }
 }
 
