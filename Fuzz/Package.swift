@@ -7,7 +7,7 @@ import PackageDescription
 /// top-level code hands it to libFuzzer's driver (SwiftPM supplies `main`, not libFuzzer).
 let targets = [
     "decode-jpeg", "decode-png", "decode-gif", "decode-webp", "decode-limits",
-    "header", "downsample", "processor-spec", "disk-journal",
+    "header", "downsample", "processor-spec", "disk-journal", "download",
 ]
 
 let package = Package(

@@ -5,6 +5,8 @@
 #   scripts/fuzz.sh TARGET --seconds S       builds TARGET and fuzzes it for S seconds
 #   scripts/fuzz.sh TARGET --runs N          ... for N executions (both may be given)
 #   scripts/fuzz.sh --smoke [--seconds S]    builds every target, fuzzes each for S (default 5) seconds
+#   scripts/fuzz.sh --figures [--runs N]     fuzzes every target for N (default 1,000,000) executions
+#                                            and ends with a table: runs, crashes, edges, seconds
 #
 # Each run ends with `fuzz: TARGET runs=N crashes=C` (and `edges:` before it, libFuzzer's cov:).
 # The targets build in Fuzz/ with -sanitize=fuzzer,address into Fuzz/.build, apart from the root
@@ -25,8 +27,9 @@ declare -A describe=(
     [downsample]="DownsamplingImageProcessor on .data with a fuzzed size and scale"
     [processor-spec]="ProcessorSpec(parsing:) and processor()"
     [disk-journal]="the disk cache's .kf/journal replay, repair, compaction and second reader"
+    [download]="ImageDownloader on a raw fuzzed HTTP response from a loopback server"
 )
-targets=(decode-jpeg decode-png decode-gif decode-webp decode-limits header downsample processor-spec disk-journal)
+targets=(decode-jpeg decode-png decode-gif decode-webp decode-limits header downsample processor-spec disk-journal download)
 fuzz_dir=Fuzz
 scratch="$fuzz_dir/.build"
 # Release (optimised, still with ASan and overflow checks) runs the targets about ten times faster
@@ -36,7 +39,7 @@ build_flags=(--package-path "$fuzz_dir" --scratch-path "$scratch" -c "$configura
     -Xswiftc -sanitize=fuzzer,address)
 
 usage() {
-    echo "usage: scripts/fuzz.sh [TARGET (--seconds S | --runs N) [-- LIBFUZZER-ARGS] | --smoke [--seconds S]]"
+    echo "usage: scripts/fuzz.sh [TARGET (--seconds S | --runs N) [-- LIBFUZZER-ARGS] | --smoke [--seconds S] | --figures [--runs N]]"
     echo "targets:"
     for target in "${targets[@]}"; do printf '  %-15s %s\n' "$target" "${describe[$target]}"; done
 }
@@ -63,6 +66,10 @@ dictionary() { # dictionary TARGET: the dictionary file for TARGET
         decode-gif) echo "$fuzz_dir/dicts/gif.dict" ;;
         decode-webp) echo "$fuzz_dir/dicts/webp.dict" ;;
         processor-spec | disk-journal) echo "$fuzz_dir/dicts/$1.dict" ;;
+        download)
+            cat "$fuzz_dir"/dicts/{http,png,gif}.dict >"$scratch/download.dict"
+            echo "$scratch/download.dict"
+            ;;
         *)
             cat "$fuzz_dir"/dicts/{jpeg,png,gif,webp}.dict >"$scratch/images.dict"
             echo "$scratch/images.dict"
@@ -102,6 +109,26 @@ seed() { # seed TARGET: fills Fuzz/.build/corpus/TARGET when it is empty
             printf '\x01KFJRNL\x00\x01' >"$corpus/header-only"
             # Typed records: a put of "a", a touch of "a", a put of "b", a remove of "b".
             printf '\x03\x04\x00\x01\x04\x00\x00\x00\x00\x00\x80\xf6\x8d\x54\xd9\x41\x00\x00\x00\x00\x00\x00\xf0\x7f\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x80\xf6\x8d\x54\xd9\x41\x00\x00\x00\x00\x00\x00\xf0\x7f\x04\x01\x01\x09\x00\x00\x00\x00\x00\x80\xf6\x8d\x54\xd9\x41\x00\x00\x00\x00\x00\x00\xf0\x7f\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x01\x00' >"$corpus/typed" ;;
+        download)
+            # Whole responses after one byte of options: framed by length, chunked and by close,
+            # short and long bodies, a redirect, errors and a gzip body.
+            local name size
+            for file in "$seeds"/png-opaque "$seeds"/gif-animated "$seeds"/webp-lossy "$seeds"/jpeg-progressive; do
+                name="$(basename "$file")" size="$(stat -c %s "$file")"
+                { printf '\x00HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: %d\r\n\r\n' "$size"; cat "$file"; } >"$corpus/length-$name"
+                { printf '\x0cHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n' "$size"; cat "$file"; printf '\r\n0\r\n\r\n'; } >"$corpus/chunked-$name"
+                { printf '\x02HTTP/1.0 200 OK\r\nConnection: close\r\n\r\n'; cat "$file"; } >"$corpus/close-$name"
+                { printf '\x00HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n' "$((size + 100))"; cat "$file"; } >"$corpus/short-$name"
+                { printf '\x00HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n' "$((size / 2))"; cat "$file"; } >"$corpus/long-$name"
+            done
+            gzip -c "$seeds/gif-animated" >"$scratch/seed.gz"
+            size="$(stat -c %s "$scratch/seed.gz")"
+            { printf '\x00HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n' "$size"; cat "$scratch/seed.gz"; } >"$corpus/gzip"
+            printf '\x10HTTP/1.1 302 Found\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n' >"$corpus/redirect"
+            printf '\x00HTTP/1.1 301 Moved\r\nLocation: http://example.com/x.png\r\n\r\n' >"$corpus/redirect-away"
+            printf '\x00HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\nnope!' >"$corpus/not-found"
+            printf '\x00HTTP/1.1 304 Not Modified\r\nETag: "a"\r\n\r\n' >"$corpus/not-modified"
+            printf '\x00HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n' >"$corpus/informational" ;;
     esac
 }
 
@@ -113,7 +140,7 @@ run() { # run TARGET LIBFUZZER-ARGS...: fuzzes, prints the summary, returns 1 on
     seed "$target"
     local marker="$scratch/logs/$target.start"
     touch "$marker"
-    local status=0
+    local status=0 began="$SECONDS"
     # The Swift runtime's backtracer would catch the trap before libFuzzer can save the input.
     SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$bin/fuzz-$target" "$scratch/corpus/$target" \
         -dict="$(dictionary "$target")" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
@@ -127,6 +154,7 @@ run() { # run TARGET LIBFUZZER-ARGS...: fuzzes, prints the summary, returns 1 on
     if [[ "$status" -ne 0 && "$crashes" -eq 0 ]]; then crashes=1; fi
     echo "edges: ${edges:-0} (log: $log)"
     echo "fuzz: $target runs=${runs:-0} crashes=$crashes"
+    figures+=("$(printf '| %s | %s | %s | %s | %s |' "$target" "${runs:-0}" "$crashes" "${edges:-0}" "$((SECONDS - began))")")
     [[ "$crashes" -eq 0 ]]
 }
 
@@ -135,7 +163,7 @@ if [[ $# -eq 0 ]]; then
     exit 0
 fi
 
-seconds="" runs="" extra=()
+seconds="" runs="" extra=() figures=()
 first="$1"
 shift
 while [[ $# -gt 0 ]]; do
@@ -153,6 +181,18 @@ if [[ "$first" == "--smoke" ]]; then
     for target in "${targets[@]}"; do
         run "$target" -max_total_time="${seconds:-5}" || failed=1
     done
+    exit "$failed"
+fi
+
+if [[ "$first" == "--figures" ]]; then
+    build
+    failed=0
+    for target in "${targets[@]}"; do
+        run "$target" -runs="${runs:-1000000}" || failed=1
+    done
+    echo "| target | executions | crashes | edges | seconds |"
+    echo "|---|---:|---:|---:|---:|"
+    printf '%s\n' "${figures[@]}"
     exit "$failed"
 fi
 
