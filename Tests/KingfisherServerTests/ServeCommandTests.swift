@@ -1,4 +1,5 @@
 import Foundation
+import KingfisherTestServer
 import Testing
 @testable import KingfisherServer
 
@@ -12,19 +13,11 @@ struct ServeCommandTests {
 
     /// Runs `kf` with `arguments` and no `KF_SERVE_*` variables, and waits for it.
     static func kf(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = try ShutdownTests.kfURL()
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KF_SERVE_") }
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
-                   error: String(decoding: errData, as: UTF8.self))
+        let run = try ChildProcess.run(
+            try ShutdownTests.kfURL().path, arguments,
+            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KF_SERVE_") })
+        return Run(status: run.termination.status, output: String(decoding: run.standardOutput, as: UTF8.self),
+                   error: String(decoding: run.standardError, as: UTF8.self))
     }
 
     @Test("kf serve sign prints one signed path per source, the server's own spelling")

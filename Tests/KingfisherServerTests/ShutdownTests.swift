@@ -26,17 +26,12 @@ struct ShutdownTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kf-serve-sigterm-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let key = "sigterm-test-key"
-        let process = Process()
-        process.executableURL = try Self.kfURL()
-        process.arguments = [
+        let process = try ChildProcess(try Self.kfURL().path, [
             "serve", "--port", "0", "--key", key, "--allow-host", "127.0.0.1", "--allow-address", "127.0.0.1",
             "--max-jobs", "64", "--cache-dir", folder.path, "--log-level", "error",
-        ]
+        ], standardOutput: .pipe, standardError: .inherit)
         let output = LineReader()
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        pipe.fileHandleForReading.readabilityHandler = { handle in output.append(handle.availableData) }
-        try process.run()
+        process.readStandardOutput { output.append($0) }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(
             connectionPool: .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)))
         do {
@@ -56,7 +51,7 @@ struct ShutdownTests {
                     while try await Self.inFlight(client: client, base: base) < 50 {
                         try await Task.sleep(for: .milliseconds(5))
                     }
-                    kill(process.processIdentifier, SIGTERM)
+                    process.signal(SIGTERM)
                     gate.open()
                     var answered = 0
                     for try await (status, bytes) in group {
@@ -66,12 +61,11 @@ struct ShutdownTests {
                     }
                     #expect(answered == 50)
                 }
-                while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-                #expect(process.terminationReason == .exit)
-                #expect(process.terminationStatus == 0)
+                #expect(await process.exited() == .exited(0))
             }
         } catch {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.signal(SIGKILL)
+            _ = await process.exited()
             try? await client.shutdown()
             try? await origin.shutdown()
             throw error

@@ -1,4 +1,5 @@
 import Foundation
+import KingfisherTestServer
 import Testing
 @testable import Kingfisher
 #if canImport(Glibc)
@@ -133,16 +134,8 @@ import Glibc
 
     /// Runs `cache-stress` with `arguments`; its exit status (128 + the signal when killed) and output.
     static func runStress(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try DiskStorageProcessTests.stressURL()
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let status = process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
-        return (status, output)
+        let run = try ChildProcess.run(try DiskStorageProcessTests.stressURL().path, arguments, mergingStandardError: true)
+        let status = run.termination == .exited(run.termination.status) ? run.termination.status : 128 + run.termination.status
+        return (status, String(decoding: run.standardOutput, as: UTF8.self))
     }
 }

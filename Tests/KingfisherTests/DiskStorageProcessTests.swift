@@ -1,4 +1,5 @@
 import Foundation
+import KingfisherTestServer
 import Testing
 @testable import Kingfisher
 import KingfisherTestSupport
@@ -25,26 +26,22 @@ import KingfisherTestSupport
     @Test func aWriterKilledMidStreamLeavesNothingThatReadsBackWrong() throws {
         let fixture = try DiskFixture()
         defer { fixture.remove() }
-        let process = Process()
-        process.executableURL = try Self.stressURL()
-        process.arguments = ["write", fixture.parent.path, "shared", "w"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let child = try ChildProcess(
+            try Self.stressURL().path, ["write", fixture.parent.path, "shared", "w"], standardOutput: .pipe, standardError: .inherit)
+        let output = try #require(child.standardOutput)
         // Wait for real progress (lines the child prints after each store), then kill it in
         // the middle of whatever it is writing.
         let target = 40 + Int.random(in: 0..<20)
         var printed = ""
         var stored = -1
         while stored < target {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.availableData
             if chunk.isEmpty { break } // the child died on its own
             printed += String(decoding: chunk, as: UTF8.self)
             stored = printed.split(separator: "\n").last.flatMap { Int($0.dropFirst("stored ".count)) } ?? stored
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        child.signal(SIGKILL)
+        #expect(child.wait() == .signalled(SIGKILL))
         #expect(stored >= target)
 
         let storage = try Self.storage(parent: fixture.parent)
@@ -79,18 +76,13 @@ import KingfisherTestSupport
         try FileManager.default.createDirectory(at: done, withIntermediateDirectories: true)
         let count = 300
         let children = try [("a", "b"), ("b", "a")].map { me, other in
-            let process = Process()
-            process.executableURL = try Self.stressURL()
-            process.arguments = ["pair", fixture.parent.path, "shared", me, other, "\(count)", done.path]
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            return (process, errors)
+            try ChildProcess(
+                try Self.stressURL().path, ["pair", fixture.parent.path, "shared", me, other, "\(count)", done.path],
+                standardError: .pipe)
         }
-        for (process, errors) in children {
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(message)")
+        for child in children {
+            let message = String(decoding: child.standardError?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+            #expect(child.wait() == .exited(0), "\(message)")
         }
         let storage = try Self.storage(parent: fixture.parent)
         var expectedSize = 0

@@ -1,4 +1,5 @@
 import Foundation
+import KingfisherTestServer
 import Testing
 @testable import Kingfisher
 
@@ -23,18 +24,7 @@ import Testing
     }
 
     static func run(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = try kfURL()
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
-                   stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        Run(try ChildProcess.run(try kfURL().path, arguments))
     }
 
     static func temporaryDirectory() throws -> URL {
@@ -164,5 +154,15 @@ import Testing
         let unwritable = try KFCommandTests.run(["process", input.path, directory.path + "/no/such/folder/out.png", "--processor", "blur(1)"])
         #expect(unwritable.status == 1 && unwritable.stderr.split(separator: "\n").count == 1)
         #expect(unwritable.stderr.contains("/no/such/folder/out.png: cannot write: "))
+    }
+}
+
+extension KFCommandTests.Run {
+    /// The run of a finished child, its output as text.
+    init(_ run: ChildProcess.Run) {
+        self.init(
+            status: run.termination.status, signalled: run.termination != .exited(run.termination.status),
+            stdout: String(decoding: run.standardOutput, as: UTF8.self),
+            stderr: String(decoding: run.standardError, as: UTF8.self))
     }
 }

@@ -11,22 +11,8 @@ import Testing
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 do {
-                    let process = Process()
-                    process.executableURL = try KFCommandTests.kfURL()
-                    process.arguments = arguments
-                    let out = Pipe(), err = Pipe()
-                    process.standardOutput = out
-                    process.standardError = err
-                    try process.run()
-                    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                        if process.isRunning { process.terminate() }
-                    }
-                    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-                    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    continuation.resume(returning: KFCommandTests.Run(
-                        status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
-                        stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self)))
+                    let run = try ChildProcess.run(try KFCommandTests.kfURL().path, arguments, timeLimit: seconds)
+                    continuation.resume(returning: KFCommandTests.Run(run))
                 } catch {
                     continuation.resume(throwing: error)
                 }

@@ -106,19 +106,13 @@ import Testing
         let gate = TestGate()
         try await KFFetchCommandTests.withServer { server, cacheDir in
             server.route("/held.png", .held(DownloaderKit.png, gate: gate))
-            let process = Process()
-            process.executableURL = try KFCommandTests.kfURL()
-            process.arguments = ["fetch", server.url("/held.png").absoluteString, "--cache-dir", cacheDir]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            let exited = AsyncStream<Void>.makeStream()
-            process.terminationHandler = { _ in exited.continuation.finish() }
-            try process.run()
+            let child = try ChildProcess(
+                try KFCommandTests.kfURL().path, ["fetch", server.url("/held.png").absoluteString, "--cache-dir", cacheDir])
             await gate.waitUntilWaiting(count: 1)
-            process.interrupt()
-            for await _ in exited.stream {}
+            child.signal(SIGINT)
+            let termination = await child.exited()
             gate.open()
-            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGINT)
+            #expect(termination == .signalled(SIGINT))
         }
     }
 }

@@ -138,18 +138,7 @@ import Testing
     static func runIP(_ arguments: [String]) -> Bool {
         guard let ip = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
         else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ip)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus == 0
-        } catch {
-            return false
-        }
+        return (try? ChildProcess(ip, arguments).wait()) == .exited(0)
     }
 
     /// A real rtnetlink event (a veth pair created and removed) wakes the monitor, which then reads

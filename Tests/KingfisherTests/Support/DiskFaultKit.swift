@@ -1,4 +1,5 @@
 import Foundation
+import KingfisherTestServer
 @testable import Kingfisher
 #if canImport(Glibc)
 import Glibc
@@ -38,14 +39,7 @@ enum DiskFaultKit {
     /// Runs `tool` with `arguments`; true when it exits 0.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationReason == .exit && process.terminationStatus == 0
+        (try? ChildProcess(tool, arguments).wait()) == .exited(0)
     }
 
     /// Fills the filesystem holding `folder` with a filler file until it is full, then frees
