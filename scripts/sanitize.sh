@@ -6,10 +6,12 @@
 #   scripts/sanitize.sh SANITIZER FILTER    ... only the tests matching FILTER
 #
 # Builds the tests with `--sanitize=SANITIZER` into .build-SANITIZER (apart from the normal build;
-# every module, dependencies included, is instrumented), runs `swift test` with the sanitizer
-# told to keep going after a report, and ends with
-#   sanitize: SANITIZER tests=passed|FAILED reports=N (log: FILE)
-# where N counts the sanitizer's reports in the run's output; the script fails unless both are clean.
+# every module, dependencies included, is instrumented), runs `swift test` with every process's
+# reports written to files, and ends with
+#   sanitize: SANITIZER tests=passed|FAILED reports=N (log: FILE; reports: FILE)
+# where N counts the reports of every process. It fails unless the tests pass and no report is
+# left: none at all for AddressSanitizer; for ThreadSanitizer, none but those scripts/tsan-reports.py
+# shows to be the Mutex hand-over TSan cannot see (it prints its own count line first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
@@ -29,18 +31,33 @@ if ! swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
     echo "sanitize: $sanitizer build FAILED (log: $build_log)"
     exit 1
 fi
-# Reports go to the run's output. ThreadSanitizer keeps going after one, so a report does not hide
-# the next; AddressSanitizer stops the test process at its first (the tests then fail too).
+# Every process (the test runner and the kf and cache-stress children the tests start) writes its
+# reports to its own file in $reports instead of its standard error, which tests read; the
+# sanitizers' exit codes are left alone so a report does not also fail the child's own checks.
+# ThreadSanitizer keeps going after a report; AddressSanitizer stops the process at its first.
 # LeakSanitizer's exit check is off: the Swift runtime's metadata caches and the suites' shared
 # servers live until exit by design. Swift's backtracer would catch the sanitizers' traps first.
+rm -rf "$scratch/sanitizer-reports"
+mkdir -p "$scratch/sanitizer-reports"
+reports_dir="$(realpath "$scratch/sanitizer-reports")"
 export SWIFT_BACKTRACE=enable=no
-export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
-export TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+export ASAN_OPTIONS="detect_leaks=0:log_path=$reports_dir/asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export TSAN_OPTIONS="exitcode=0:second_deadlock_stack=1:log_path=$reports_dir/tsan${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 status=0
 swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" "${filter[@]}" >"$log" 2>&1 || status=$?
-reports="$(grep -cE '^(WARNING|ERROR): (AddressSanitizer|ThreadSanitizer|LeakSanitizer)' "$log" || true)"
-grep -E '^(WARNING|ERROR): (AddressSanitizer|ThreadSanitizer)|^SUMMARY: |Test run with .* (passed|failed)|✘' "$log" | head -n 40 || true
+grep -E 'Test run with .* (passed|failed)|^✘ Test .* failed after' "$log" | tail -n 20 || true
 result=passed
 [[ "$status" -eq 0 ]] || result=FAILED
-echo "sanitize: $sanitizer tests=$result reports=$reports (log: $log)"
-[[ "$status" -eq 0 && "$reports" -eq 0 ]]
+cat "$reports_dir"/* >"$scratch/sanitizer-reports.log" 2>/dev/null || true
+reports="$(grep -cE '^(WARNING|ERROR): (AddressSanitizer|ThreadSanitizer|LeakSanitizer)' "$scratch/sanitizer-reports.log" || true)"
+clean=true
+if [[ "$sanitizer" == thread ]]; then
+    # Reports between two critical sections of one Mutex are TSan not seeing the lock's kernel
+    # hand-over (see scripts/tsan-reports.py); any other report counts.
+    python3 scripts/tsan-reports.py "$scratch/sanitizer-reports.log" "$PWD/" || clean=false
+else
+    grep -E '^(ERROR|SUMMARY): AddressSanitizer' "$scratch/sanitizer-reports.log" | head -n 10 || true
+    [[ "$reports" -eq 0 ]] || clean=false
+fi
+echo "sanitize: $sanitizer tests=$result reports=$reports (log: $log; reports: $scratch/sanitizer-reports.log)"
+[[ "$status" -eq 0 && "$clean" == true ]]

@@ -29,6 +29,9 @@ struct ShutdownTests {
         let process = try ChildProcess(try Self.kfURL().path, [
             "serve", "--port", "0", "--key", key, "--allow-host", "127.0.0.1", "--allow-address", "127.0.0.1",
             "--max-jobs", "64", "--cache-dir", folder.path, "--log-level", "error",
+            // The origin is held until all 50 are in flight, which a sanitizer build can take
+            // longer than the default 10 s upstream timeout to reach.
+            "--upstream-timeout", "60", "--processing-timeout", "60",
         ], standardOutput: .pipe, standardError: .inherit)
         let output = LineReader()
         process.readStandardOutput { output.append($0) }
