@@ -175,24 +175,19 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 
-if [[ "$first" == "--smoke" ]]; then
+if [[ "$first" == "--smoke" || "$first" == "--figures" ]]; then
+    limit=(-max_total_time="${seconds:-5}")
+    [[ "$first" == "--figures" ]] && limit=(-runs="${runs:-1000000}")
     build
     failed=0
     for target in "${targets[@]}"; do
-        run "$target" -max_total_time="${seconds:-5}" || failed=1
+        run "$target" "${limit[@]}" || failed=1
     done
-    exit "$failed"
-fi
-
-if [[ "$first" == "--figures" ]]; then
-    build
-    failed=0
-    for target in "${targets[@]}"; do
-        run "$target" -runs="${runs:-1000000}" || failed=1
-    done
-    echo "| target | executions | crashes | edges | seconds |"
-    echo "|---|---:|---:|---:|---:|"
-    printf '%s\n' "${figures[@]}"
+    if [[ "$first" == "--figures" ]]; then
+        echo "| target | executions | crashes | edges | seconds |"
+        echo "|---|---:|---:|---:|---:|"
+        printf '%s\n' "${figures[@]}"
+    fi
     exit "$failed"
 fi
 
