@@ -58,7 +58,7 @@ if [[ "$sanitizer" == thread ]]; then
     probe="$scratch/tsan-mutex-probe"
     swiftc -swift-version 6 -sanitize=thread -Onone scripts/tsan-mutex-probe.swift -o "$probe" >/dev/null
     probe_reports="$(TSAN_OPTIONS=exitcode=0 "$probe" 2>&1 | tee "$probe.log" | grep -c '^WARNING: ThreadSanitizer' || true)"
-    echo "$(grep tsan-mutex-probe "$probe.log") with reports=$probe_reports"
+    echo "$(grep "^tsan-mutex-probe:" "$probe.log") with reports=$probe_reports"
     python3 scripts/tsan-reports.py "$scratch/sanitizer-reports.log" "$PWD/" || clean=false
 else
     grep -E '^(ERROR|SUMMARY): AddressSanitizer' "$scratch/sanitizer-reports.log" | head -n 10 || true
