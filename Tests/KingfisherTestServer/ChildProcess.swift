@@ -26,6 +26,11 @@ public final class ChildProcess: Sendable {
         case exited(Int32)
         case signalled(Int32)
 
+        /// Whether a signal ended the child.
+        public var wasSignalled: Bool {
+            if case .signalled = self { true } else { false }
+        }
+
         /// The exit status, or the signal's number for a signalled child (as `Process` reports it).
         public var status: Int32 {
             switch self {

@@ -135,7 +135,7 @@ import Glibc
     /// Runs `cache-stress` with `arguments`; its exit status (128 + the signal when killed) and output.
     static func runStress(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let run = try ChildProcess.run(try DiskStorageProcessTests.stressURL().path, arguments, mergingStandardError: true)
-        let status = run.termination == .exited(run.termination.status) ? run.termination.status : 128 + run.termination.status
+        let status = run.termination.wasSignalled ? 128 + run.termination.status : run.termination.status
         return (status, String(decoding: run.standardOutput, as: UTF8.self))
     }
 }

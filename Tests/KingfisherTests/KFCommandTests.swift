@@ -161,7 +161,7 @@ extension KFCommandTests.Run {
     /// The run of a finished child, its output as text.
     init(_ run: ChildProcess.Run) {
         self.init(
-            status: run.termination.status, signalled: run.termination != .exited(run.termination.status),
+            status: run.termination.status, signalled: run.termination.wasSignalled,
             stdout: String(decoding: run.standardOutput, as: UTF8.self),
             stderr: String(decoding: run.standardError, as: UTF8.self))
     }
