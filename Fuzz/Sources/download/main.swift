@@ -47,6 +47,9 @@ struct StayOnLoopback: ImageDownloadRedirectHandler {
     }
 }
 
+/// Whether responses known to crash AsyncHTTPClient are sent too (`KF_FUZZ_SEND_ALL=1`).
+let sendsEverything = ProcessInfo.processInfo.environment["KF_FUZZ_SEND_ALL"] == "1"
+
 /// Completions seen, checked against downloads started so none comes twice or late.
 let completions = Atomic<Int>(0)
 let started = Atomic<Int>(0)
@@ -68,6 +71,13 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = [UInt8](FuzzInput.data(bytes, size))
     guard let flags = input.first else { return 0 }
     let response = Array(input.dropFirst())
+    // AsyncHTTPClient 1.37.0 traps (a precondition in HTTPRequestStateMachine's
+    // receivedHTTPResponseBodyPart) on a status under 100 followed by a body: it takes the head
+    // for an informational one and ignores it, then gets body bytes with no head. No handler of
+    // ours runs in between, so the library cannot refuse such a response; these are not sent, so
+    // the run goes on past that known crash. `KF_FUZZ_SEND_ALL=1` sends them anyway:
+    // Fuzz/regressions/download-status-000 then reproduces it.
+    if !sendsEverything, let code = statusCode(of: response), code < 100 { return 0 }
     let caps: [Int64] = [100 * 1024 * 1024, 64, 1024, 65_536]
     let cap = caps[Int(flags & 0x03)]
     downloader.maximumResponseSize = cap
