@@ -240,6 +240,27 @@ import Testing
         #expect(outcome.progressReports == 1)
     }
 
+    /// The thread whose source ends the prefetch can queue its report before that of a source
+    /// which ended just earlier on another thread; the completion still lists both.
+    @Test func theCompletionWaitsForAReportQueuedAfterTheLastOne() {
+        let sources: [Source] = [.network(URL(fileURLWithPath: "/a.png")), .network(URL(fileURLWithPath: "/b.png"))]
+        let completions = Mutex<[(completed: Int, progress: Int)]>([])
+        let progress = Mutex(0)
+        let prefetcher = ImagePrefetcher(
+            sources: sources, options: [.callbackQueue(.untouch)],
+            progressBlock: { _, _, _ in progress.withLock { $0 += 1 } },
+            completionHandler: { _, _, completed in
+                let reports = progress.withLock { $0 }
+                completions.withLock { $0.append((completed.count, reports)) }
+            })
+        prefetcher.report([(1, .completed)], isFinal: true, finished: nil)
+        #expect(completions.withLock { $0 }.isEmpty)
+        prefetcher.report([(0, .completed)], isFinal: false, finished: nil)
+        let delivered = completions.withLock { $0 }
+        #expect(delivered.count == 1)
+        #expect(delivered.first?.completed == 2 && delivered.first?.progress == 2)
+    }
+
     @Test func aThousandPrefetchersAtOnceAllComplete() async throws {
         try await DownloaderKit.run(seconds: 60) { server, downloader in
             let (cache, folder) = try Self.temporaryCache()

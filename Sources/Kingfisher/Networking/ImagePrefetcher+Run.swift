@@ -114,7 +114,8 @@ extension ImagePrefetcher {
     }
 
     /// Adds the sources that ended to the reported lists, then delivers the end of one source
-    /// (when `finished` is given), one progress report, and the completion when `isFinal`.
+    /// (when `finished` is given), one progress report, and the completion once a report said the
+    /// prefetch is over (`isFinal`) and every source is in the lists.
     ///
     /// Reports go out one at a time and in order, without a queue of their own: the thread that
     /// finds none being delivered delivers every waiting one (on the callback queue), so a source
@@ -132,7 +133,7 @@ extension ImagePrefetcher {
         let wantsSources = sourceProgress != nil || sourceCompletion != nil
         let wantsResources = resourceProgress != nil || resourceCompletion != nil
         while true {
-            let next = reports.withLock { reports -> (PendingReport, ReportedLists)? in
+            let next = reports.withLock { reports -> (PendingReport, ReportedLists, isFinal: Bool)? in
                 guard !reports.waiting.isEmpty else {
                     reports.delivering = false
                     return nil
@@ -141,17 +142,23 @@ extension ImagePrefetcher {
                 for (index, kind) in report.ended {
                     reports.lists.append(items[index], as: kind, sources: wantsSources, resources: wantsResources)
                 }
-                return (report, reports.lists)
+                reports.endedCount += report.ended.count
+                if report.isFinal { reports.finalRequested = true }
+                // The report of the source that found the prefetch over can be queued before
+                // that of a source that ended just earlier on another thread, so the completion
+                // goes with whichever report makes every source accounted for.
+                let isFinal = reports.finalRequested && reports.endedCount == items.count
+                if isFinal { reports.finalRequested = false }
+                return (report, reports.lists, isFinal)
             }
-            guard let (report, lists) = next else { return }
-            deliver(report, lists: lists)
+            guard let (report, lists, isFinal) = next else { return }
+            deliver(report, lists: lists, isFinal: isFinal)
         }
     }
 
     /// Runs the callbacks of one report on the callback queue.
-    private func deliver(_ report: PendingReport, lists: ReportedLists) {
+    private func deliver(_ report: PendingReport, lists: ReportedLists, isFinal: Bool) {
         let finished = report.finished
-        let isFinal = report.isFinal
         parsedOptions.callbackQueue.execute {
             if let (index, end) = finished { end.block(self.items[index].source, end.outcome, end.duration) }
             self.sourceProgress?(lists.skipped, lists.failed, lists.completed)
@@ -164,20 +171,23 @@ extension ImagePrefetcher {
     }
 }
 
-/// One report waiting to be delivered: the sources that ended with it, whether it is the last,
-/// and the end of one source for ``ImagePrefetcher/sourceFinishedBlock``.
+/// One report waiting to be delivered: the sources that ended with it, whether the prefetch was
+/// over when it was made, and the end of one source for ``ImagePrefetcher/sourceFinishedBlock``.
 struct PendingReport: Sendable {
     let ended: [(index: Int, kind: ReportedLists.Kind)]
     let isFinal: Bool
     let finished: (Int, ImagePrefetcher.Finished)?
 }
 
-/// The reports of a prefetcher: those waiting, whether a thread is delivering them, and the
-/// lists delivered so far.
+/// The reports of a prefetcher: those waiting, whether a thread is delivering them, the lists
+/// delivered so far, how many sources they account for, and whether the prefetch is over but its
+/// completion still waits for a source's report.
 struct ReportState: Sendable {
     var waiting: [PendingReport] = []
     var delivering = false
     var lists = ReportedLists()
+    var endedCount = 0
+    var finalRequested = false
 }
 
 /// The sources (and resources) a prefetcher has reported, by how they ended.
