@@ -32,9 +32,9 @@ if ! swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
     exit 1
 fi
 # Every process (the test runner and the kf and cache-stress children the tests start) writes its
-# reports to its own file in $reports instead of its standard error, which tests read; the
-# sanitizers' exit codes are left alone so a report does not also fail the child's own checks.
-# ThreadSanitizer keeps going after a report; AddressSanitizer stops the process at its first.
+# reports to its own file in $reports_dir instead of its standard error, which tests read.
+# ThreadSanitizer keeps going after a report and exits with 0 for it, so a report does not also
+# fail a test that checks a child's exit status; AddressSanitizer stops the process at its first.
 # LeakSanitizer's exit check is off: the Swift runtime's metadata caches and the suites' shared
 # servers live until exit by design. Swift's backtracer would catch the sanitizers' traps first.
 rm -rf "$scratch/sanitizer-reports"
