@@ -52,10 +52,12 @@ let package = Package(
             name: "KingfisherCShims",
             dependencies: ["CLibJPEG"]
         ),
+        // Synchronization, re-exported; under -DKF_SANITIZER_LOCKS its Mutex is one TSan can see.
+        .target(name: "KingfisherSynchronization"),
         .target(
             name: "Kingfisher",
             dependencies: [
-                "KingfisherCShims", "CLibPNG", "CGIFLib", "CLibWebP",
+                "KingfisherSynchronization", "KingfisherCShims", "CLibPNG", "CGIFLib", "CLibWebP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -67,7 +69,7 @@ let package = Package(
         .target(
             name: "KingfisherServer",
             dependencies: [
-                "Kingfisher",
+                "Kingfisher", "KingfisherSynchronization",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -88,6 +90,7 @@ let package = Package(
             dependencies: [
                 "Kingfisher",
                 "KingfisherServer",
+                "KingfisherSynchronization",
                 "KFCurlLoader",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -118,6 +121,7 @@ let package = Package(
         .target(
             name: "KingfisherTestServer",
             dependencies: [
+                "KingfisherSynchronization",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -131,13 +135,13 @@ let package = Package(
         ),
         .testTarget(
             name: "KingfisherTests",
-            dependencies: ["Kingfisher", "KingfisherTestSupport", "KingfisherTestServer"],
+            dependencies: ["Kingfisher", "KingfisherSynchronization", "KingfisherTestSupport", "KingfisherTestServer"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "KingfisherServerTests",
             dependencies: [
-                "KingfisherServer", "Kingfisher", "KingfisherTestServer",
+                "KingfisherServer", "Kingfisher", "KingfisherSynchronization", "KingfisherTestServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Kingfisher
-import Synchronization
+import KingfisherSynchronization
 
 /// `kf info FILE`: what an image's header says, without decoding its pixels.
 struct InfoCommand: ParsableCommand, HasOutputOptions {

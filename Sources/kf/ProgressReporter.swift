@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// Progress of long work on standard error: a bar redrawn in place on a terminal, otherwise a
 /// plain line every tenth of the work, `LABEL: 3/10 done, 0 failed`.

@@ -1,6 +1,6 @@
 import Foundation
 import Kingfisher
-import Synchronization
+import KingfisherSynchronization
 
 /// What `kf fetch`, `kf prefetch` and `kf info` share: reading inputs and waiting for the manager.
 enum Retrieval {

@@ -4,7 +4,7 @@ import Hummingbird
 import Kingfisher
 import KingfisherServer
 import Logging
-import Synchronization
+import KingfisherSynchronization
 
 /// `kf serve [--port N] --key KEY --allow-host HOST...`: runs the image server until SIGTERM or SIGINT.
 struct ServeRunCommand: ParsableCommand {

@@ -3,7 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import Kingfisher
 import KingfisherTestServer
-import Synchronization
+import KingfisherSynchronization
 import Testing
 @testable import KingfisherServer
 

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import KingfisherTestServer
-import Synchronization
+import KingfisherSynchronization
 import Testing
 @testable import KingfisherServer
 

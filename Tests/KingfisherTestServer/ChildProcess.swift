@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// A child process started with `posix_spawn`, for tests that run `kf`, the cache stress tool or a
 /// system tool.

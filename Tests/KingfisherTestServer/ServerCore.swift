@@ -1,6 +1,6 @@
 import Foundation
 import NIOCore
-import Synchronization
+import KingfisherSynchronization
 
 /// The state a ``TestHTTPServer`` shares with its connection handlers: routes, the request log and
 /// the open connections. Every member is safe to call from any thread.

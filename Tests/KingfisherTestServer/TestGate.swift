@@ -1,4 +1,4 @@
-import Synchronization
+import KingfisherSynchronization
 
 /// A latch that holds ``TestResponse/held(_:gate:)`` and ``TestResponse/heldBody(_:gate:)``
 /// responses back until the test opens it.

@@ -1,4 +1,4 @@
-import Synchronization
+import KingfisherSynchronization
 
 /// Thrown by ``withWatchdog(_:_:)`` when the operation overran its limit.
 public struct WatchdogTimeout: Error, CustomStringConvertible, Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import KingfisherTestServer
-import Synchronization
+import KingfisherSynchronization
 import Testing
 @testable import Kingfisher
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 extension DiskStorage {
     /// A disk storage for values of type `T`, in one cache folder, safe to share between threads

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 extension Notification.Name {
     /// Posted by ``ImageCache/cleanExpiredDiskCache(completion:)`` when it removed files.

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// The in-memory level of the cache: a strict least-recently-used store bounded by cost and count.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 @MainActor
 extension KingfisherWrapper where Base: KingfisherImageSettable {

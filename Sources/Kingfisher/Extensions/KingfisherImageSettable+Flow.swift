@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// Holds a target for closures that leave the main actor and come back to it; the target is only
 /// ever touched on the main actor, which this class's isolation enforces.

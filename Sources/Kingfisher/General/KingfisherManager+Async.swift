@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 extension KingfisherManager {
     /// Retrieves the image of `source` through the cache ladder; cancelling the Swift task

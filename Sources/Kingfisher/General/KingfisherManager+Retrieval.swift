@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// One call of the manager's `retrieveImage`: its completion handler (run exactly once), its
 /// cancellation, and the work it waits for now.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// Retrieves images through the cache ladder: memory, disk, a cached original processed again,
 /// then the network or a data provider, processing and caching what it fetched.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// The frames of an animation, decoded one at a time when asked: what a lazily decoded animated
 /// image carries instead of every frame's pixels (Kingfisher's name).

@@ -1,4 +1,4 @@
-import Synchronization
+import KingfisherSynchronization
 
 /// Lets at most `limit` transfers run per host; the others wait, highest priority first, then in
 /// arrival order.

@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import KingfisherSynchronization
 
 /// Tells when a transfer has made no progress for its timeout: the downloader's idle timeout,
 /// covering the wait for the headers and every gap in the body.

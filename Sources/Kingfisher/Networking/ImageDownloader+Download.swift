@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOSSL
-import Synchronization
+import KingfisherSynchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

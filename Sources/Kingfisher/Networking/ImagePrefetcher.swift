@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// Reports a prefetcher's resources so far: skipped (already cached), failed and completed.
 ///

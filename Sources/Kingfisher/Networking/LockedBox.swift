@@ -1,4 +1,4 @@
-import Synchronization
+import KingfisherSynchronization
 
 /// A `Mutex` in a class, for state that escaping closures share.
 final class LockedBox<Value>: Sendable {

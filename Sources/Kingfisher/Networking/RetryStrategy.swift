@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// What a ``RetryStrategy`` knows about the failure it decides on.
 ///

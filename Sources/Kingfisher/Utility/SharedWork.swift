@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// Runs one piece of work per key however many callers ask for it at once.
 ///

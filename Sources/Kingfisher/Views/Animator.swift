@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// Told when an ``Animator`` finishes a loop and when it stops for good.
 public protocol AnimatorDelegate: AnyObject, Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// Turns the growing bytes of a progressive JPEG download into partial images, as
 /// ``ImageProgressive`` asks.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// What Kingfisher remembers about one image target: the identifier and task of the request it
 /// waits for, the placeholder it shows and its indicator.

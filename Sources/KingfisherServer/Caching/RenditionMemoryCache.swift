@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// The most recently used renditions, bounded by their total bytes; thread-safe.
 final class RenditionMemoryCache: Sendable {

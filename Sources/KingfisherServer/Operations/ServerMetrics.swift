@@ -1,7 +1,7 @@
 import CoreMetrics
 import Foundation
 import Prometheus
-import Synchronization
+import KingfisherSynchronization
 
 /// The server's metrics, kept in its own Prometheus registry and written out by `/metrics`.
 ///

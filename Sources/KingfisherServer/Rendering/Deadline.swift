@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// Runs a job with a time limit that holds even when the job does not react to cancellation.
 enum Deadline {

@@ -1,6 +1,6 @@
 import Foundation
 import Kingfisher
-import Synchronization
+import KingfisherSynchronization
 
 /// Wraps a request's processor: probes the source's header first and refuses it, naming why,
 /// when it is not a decodable image or is over a limit; otherwise runs the wrapped processor.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// Bounds the jobs running at once, with a bounded queue of waiting jobs behind them.
 ///

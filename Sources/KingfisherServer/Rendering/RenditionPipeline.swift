@@ -1,6 +1,6 @@
 import Foundation
 import Kingfisher
-import Synchronization
+import KingfisherSynchronization
 
 /// Produces the bytes of a rendition through three tiers: the server's memory of rendered images,
 /// the disk cache, and a job that fetches and processes the source through `KingfisherManager`.

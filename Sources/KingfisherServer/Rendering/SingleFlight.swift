@@ -1,4 +1,4 @@
-import Synchronization
+import KingfisherSynchronization
 
 /// Runs one job per key at a time: callers asking for a key already in flight wait for its result.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 @testable import Kingfisher
 
 /// A clock the test moves by hand, for the caches' expiry and recency.

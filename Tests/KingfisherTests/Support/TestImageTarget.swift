@@ -1,6 +1,6 @@
 import Foundation
 import KingfisherTestServer
-import Synchronization
+import KingfisherSynchronization
 @testable import Kingfisher
 
 /// An image target without a toolkit: records every image it is given, the indicators placed

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

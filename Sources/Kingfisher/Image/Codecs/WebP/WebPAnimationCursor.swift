@@ -1,6 +1,6 @@
 import CLibWebP
 import Foundation
-import Synchronization
+import KingfisherSynchronization
 
 /// A `WebPAnimDecoder` kept open over its own copy of an animation's bytes, so frames can be
 /// decoded one at a time, going forward from where the last decode stopped (libwebp composites
