@@ -11,11 +11,6 @@ enum FaultFigures {
     /// The peak resident set of the process so far, in bytes (`VmHWM`); 0 where `/proc` is missing.
     static var peakResidentBytes: Int { statusField("VmHWM") }
 
-    /// Whether this process runs under AddressSanitizer or ThreadSanitizer. Their shadow memory,
-    /// for every suite running alongside, swamps a bound on the growth of the resident set, so
-    /// such bounds are checked in plain builds only (`scripts/faults.sh` measures them alone).
-    static let underSanitizer = dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil
-
     /// The number of open file descriptors (entries of `/proc/self/fd`); -1 where it cannot be read.
     static var openDescriptors: Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
