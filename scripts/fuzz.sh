@@ -7,6 +7,8 @@
 #   scripts/fuzz.sh --smoke [--seconds S]    builds every target, fuzzes each for S (default 5) seconds
 #   scripts/fuzz.sh --figures [--runs N]     fuzzes every target for N (default 1,000,000) executions
 #                                            and ends with a table: runs, crashes, edges, seconds
+#   --workers W (with any of the above)      runs W processes per target on one shared corpus,
+#                                            splitting --runs between them; their runs are summed
 #
 # Each run ends with `fuzz: TARGET runs=N crashes=C` (and `edges:` before it, libFuzzer's cov:).
 # The targets build in Fuzz/ with -sanitize=fuzzer,address into Fuzz/.build, apart from the root
@@ -39,7 +41,7 @@ build_flags=(--package-path "$fuzz_dir" --scratch-path "$scratch" -c "$configura
     -Xswiftc -sanitize=fuzzer,address)
 
 usage() {
-    echo "usage: scripts/fuzz.sh [TARGET (--seconds S | --runs N) [-- LIBFUZZER-ARGS] | --smoke [--seconds S] | --figures [--runs N]]"
+    echo "usage: scripts/fuzz.sh [TARGET (--seconds S | --runs N) [-- LIBFUZZER-ARGS] | --smoke [--seconds S] | --figures [--runs N]] [--workers W]"
     echo "targets:"
     for target in "${targets[@]}"; do printf '  %-15s %s\n' "$target" "${describe[$target]}"; done
 }
@@ -140,21 +142,32 @@ run() { # run TARGET LIBFUZZER-ARGS...: fuzzes, prints the summary, returns 1 on
     seed "$target"
     local marker="$scratch/logs/$target.start"
     touch "$marker"
-    local status=0 began="$SECONDS"
-    # The Swift runtime's backtracer would catch the trap before libFuzzer can save the input.
-    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$bin/fuzz-$target" "$scratch/corpus/$target" \
-        -dict="$(dictionary "$target")" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix="$artifacts/" "$@" >"$log" 2>&1 || status=$?
-    grep -E '^#[0-9]+.*(INITED|DONE|pulse)|ERROR|SUMMARY|fuzz check failed' "$log" | tail -n 6 || true
-    local runs edges crashes
-    runs="$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' | tail -n 1 || true)"
-    [[ -n "$runs" ]] || runs="$(grep -oE '^#[0-9]+' "$log" | tr -d '#' | tail -n 1 || true)"
-    edges="$(grep -oE 'cov: [0-9]+' "$log" | grep -oE '[0-9]+$' | tail -n 1 || true)"
+    local status=0 began="$SECONDS" worker pids=() logs=()
+    for ((worker = 1; worker <= workers; worker++)); do
+        # One log per worker; libFuzzer's default reload lets each pick up the others' finds.
+        if [[ "$workers" -gt 1 ]]; then log="$scratch/logs/$target.$worker.log"; fi
+        logs+=("$log")
+        # The Swift runtime's backtracer would catch the trap before libFuzzer can save the input.
+        SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$bin/fuzz-$target" "$scratch/corpus/$target" \
+            -dict="$(dictionary "$target")" -timeout=1 -rss_limit_mb=2048 -print_final_stats=1 \
+            -artifact_prefix="$artifacts/" "$@" >"$log" 2>&1 &
+        pids+=("$!")
+    done
+    for worker in "${pids[@]}"; do wait "$worker" || status=$?; done
+    local runs=0 edges=0 crashes count cov
+    for log in "${logs[@]}"; do
+        grep -E '^#[0-9]+.*(INITED|DONE|pulse)|ERROR|SUMMARY|fuzz check failed' "$log" | tail -n 6 || true
+        count="$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' | tail -n 1 || true)"
+        [[ -n "$count" ]] || count="$(grep -oE '^#[0-9]+' "$log" | tr -d '#' | tail -n 1 || true)"
+        cov="$(grep -oE 'cov: [0-9]+' "$log" | grep -oE '[0-9]+$' | tail -n 1 || true)"
+        runs=$((runs + ${count:-0}))
+        if [[ "${cov:-0}" -gt "$edges" ]]; then edges="$cov"; fi
+    done
     crashes="$(find "$artifacts" -type f -newer "$marker" | wc -l)"
     if [[ "$status" -ne 0 && "$crashes" -eq 0 ]]; then crashes=1; fi
-    echo "edges: ${edges:-0} (log: $log)"
-    echo "fuzz: $target runs=${runs:-0} crashes=$crashes"
-    figures+=("$(printf '| %s | %s | %s | %s | %s |' "$target" "${runs:-0}" "$crashes" "${edges:-0}" "$((SECONDS - began))")")
+    echo "edges: $edges (log: ${logs[*]})"
+    echo "fuzz: $target runs=$runs crashes=$crashes"
+    figures+=("$(printf '| %s | %s | %s | %s | %s |' "$target" "$runs" "$crashes" "$edges" "$((SECONDS - began))")")
     [[ "$crashes" -eq 0 ]]
 }
 
@@ -163,21 +176,25 @@ if [[ $# -eq 0 ]]; then
     exit 0
 fi
 
-seconds="" runs="" extra=() figures=()
+seconds="" runs="" workers=1 extra=() figures=()
 first="$1"
 shift
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --seconds) seconds="$2"; shift 2 ;;
         --runs) runs="$2"; shift 2 ;;
+        --workers) workers="$2"; shift 2 ;;
         --) shift; extra=("$@"); break ;;
         *) usage; exit 2 ;;
     esac
 done
 
+[[ "$workers" =~ ^[1-9][0-9]*$ ]] || { usage; exit 2; }
+per_worker() { echo $((($1 + workers - 1) / workers)); } # each worker's share of N runs
+
 if [[ "$first" == "--smoke" || "$first" == "--figures" ]]; then
     limit=(-max_total_time="${seconds:-5}")
-    [[ "$first" == "--figures" ]] && limit=(-runs="${runs:-1000000}")
+    [[ "$first" == "--figures" ]] && limit=(-runs="$(per_worker "${runs:-1000000}")")
     build
     failed=0
     for target in "${targets[@]}"; do
@@ -195,6 +212,6 @@ fi
 [[ -n "$seconds$runs" ]] || { usage; exit 2; }
 limits=()
 [[ -n "$seconds" ]] && limits+=(-max_total_time="$seconds")
-[[ -n "$runs" ]] && limits+=(-runs="$runs")
+[[ -n "$runs" ]] && limits+=(-runs="$(per_worker "$runs")")
 build "$first"
 run "$first" "${limits[@]}" "${extra[@]}"

@@ -14,6 +14,11 @@ import Synchronization
 /// bit 2 `onlyLoadFirstFrame`, bit 3 a downsampling processor to 16×16, bit 4 a 2-redirect limit.
 /// Every download must finish, call its completion exactly once, and succeed only with a status in
 /// 200..<400 and a non-empty image made from at most the cap's bytes.
+///
+/// Decoding runs under tight limits (4 Mpx a frame, 16 Mpx an animation). The default ones let a
+/// GIF of a few hundred bytes declare 32-Mpx frames up to 250 Mpx in all, and filling those
+/// canvases under ASan took the 1 s timeout while exercising nothing of the response handling;
+/// the decode-limits target covers the limits themselves.
 let origin: LoopbackOrigin = {
     guard let origin = LoopbackOrigin() else {
         FuzzCheck.that(false, "the loopback origin could not listen")
@@ -46,6 +51,8 @@ struct StayOnLoopback: ImageDownloadRedirectHandler {
         return request
     }
 }
+
+let limits = ImageDecodingLimits(maxPixelsPerFrame: 4_000_000, maxFrameCount: 100, maxTotalAnimationPixels: 16_000_000)
 
 /// Whether responses known to crash AsyncHTTPClient are sent too (`KF_FUZZ_SEND_ALL=1`).
 let sendsEverything = ProcessInfo.processInfo.environment["KF_FUZZ_SEND_ALL"] == "1"
@@ -82,7 +89,7 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let cap = caps[Int(flags & 0x03)]
     downloader.maximumResponseSize = cap
     downloader.maximumRedirects = flags & 0x10 != 0 ? 2 : 5
-    var options: KingfisherOptionsInfo = [.redirectHandler(StayOnLoopback())]
+    var options: KingfisherOptionsInfo = [.redirectHandler(StayOnLoopback()), .decodingLimits(limits)]
     if flags & 0x04 != 0 { options.append(.onlyLoadFirstFrame) }
     if flags & 0x08 != 0 { options.append(.processor(DownsamplingImageProcessor(size: CGSize(width: 16, height: 16)))) }
     origin.answer(with: response)
