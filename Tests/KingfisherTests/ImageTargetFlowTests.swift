@@ -89,6 +89,33 @@ import Testing
         }
     }
 
+    /// An indicator written as a struct, as Kingfisher's documentation writes one: its view is
+    /// a widget object it drives.
+    struct StructIndicator: Indicator {
+        final class Widget {
+            var visibleChanges: [Bool] = []
+        }
+        let widget = Widget()
+        var view: AnyObject? { widget }
+        func startAnimatingView() { widget.visibleChanges.append(true) }
+        func stopAnimatingView() { widget.visibleChanges.append(false) }
+    }
+
+    @Test func anIndicatorCanBeAStruct() async throws {
+        try await ViewKit.run { env in
+            env.server.route("/s.png", .ok(ViewKit.png(1)))
+            let view = TestImageView()
+            let indicator = StructIndicator()
+            view.kf.indicatorType = .custom(indicator: indicator)
+            #expect((view.kf.indicator as? StructIndicator)?.widget === indicator.widget)
+            #expect(view.addedIndicators.count == 1)
+            let results = Recorder<SetResult>()
+            view.kf.setImage(with: env.server.url("/s.png"), options: env.options) { results.record($0) }
+            _ = await results.wait(for: 1)
+            #expect(indicator.widget.visibleChanges == [true, false])
+        }
+    }
+
     @Test func imageIndicatorDecodesItsData() {
         let view = TestImageView()
         view.kf.indicatorType = .image(imageData: ViewKit.png(9))

@@ -78,28 +78,6 @@ import Testing
         #expect(try KFCrossPlatformImage(data: try #require(tinted.kf.gifRepresentation())).frames.count == 3)
     }
 
-    @Test func aMemoryHitMadeWithOtherDecodingChoicesIsMadeAgainFromTheOriginal() async throws {
-        try await ManagerKit.run { server, manager, _ in
-            server.route("/anim.gif", .ok(Self.animatedGIF))
-            let source = Source.network(server.url("/anim.gif"))
-            let first = try await ManagerKit.retrieve(manager, source, [.onlyLoadFirstFrame]).get()
-            #expect(first.image.frames.count == 1)
-            #expect(first.cacheType == .none)
-
-            let full = try await ManagerKit.retrieve(manager, source).get()
-            #expect(full.image.frames.count == 3)
-            #expect(full.cacheType == .disk)
-
-            let again = try await ManagerKit.retrieve(manager, source).get()
-            #expect(again.image.frames.count == 3)
-            #expect(again.cacheType == .memory)
-            let firstOnly = try await ManagerKit.retrieve(manager, source, [.onlyLoadFirstFrame]).get()
-            #expect(firstOnly.image.frames.count == 1)
-            #expect(firstOnly.cacheType == .disk)
-            #expect(server.requestCount(for: "/anim.gif") == 1)
-        }
-    }
-
     @Test func cacheHitsGiveTheSerializersBytes() async throws {
         try await ManagerKit.run { server, manager, cache in
             let source = ManagerKit.serve(server, "/hit.png")

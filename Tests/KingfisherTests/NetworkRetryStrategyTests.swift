@@ -24,8 +24,12 @@ import Testing
         func observeConnectivity(timeoutInterval: TimeInterval?, callback: @escaping @Sendable (Bool) -> Void) -> any NetworkObserver {
             state.withLock { $0.waiting.append((timeoutInterval, callback)) }
             observed.record(timeoutInterval)
-            return NoObserver()
+            let observer = CountingObserver()
+            observers.record(observer)
+            return observer
         }
+        /// Every observer handed out, in order.
+        let observers = Recorder<CountingObserver>()
 
         /// Sets the state and answers every waiting observer with `connected`.
         func report(connected: Bool) {
@@ -38,8 +42,25 @@ import Testing
         }
     }
 
-    struct NoObserver: NetworkObserver {
-        func cancel() {}
+    /// An observer that counts its cancellations.
+    final class CountingObserver: NetworkObserver {
+        private let count = Mutex(0)
+        var cancelCount: Int { count.withLock { $0 } }
+        func cancel() { count.withLock { $0 += 1 } }
+    }
+
+    /// The decision `strategy` makes for `context`, when it makes one before returning.
+    static func decide(_ strategy: NetworkRetryStrategy, _ context: RetryContext, then: @escaping @Sendable (RetryDecision) -> Void = { _ in }) -> RetryDecision? {
+        let decision = Mutex<RetryDecision?>(nil)
+        strategy.retry(context: context) { value in
+            decision.withLock { $0 = value }
+            then(value)
+        }
+        return decision.withLock { $0 }
+    }
+
+    static func responseFailure() -> RetryContext {
+        RetryContext(url: URL(fileURLWithPath: "/x"), error: .responseError(reason: .downloadTimedOut(url: URL(fileURLWithPath: "/x"), timeout: 1)))
     }
 
     @Test func retriesOnceTheNetworkComesBack() async throws {
@@ -58,17 +79,56 @@ import Testing
         }
     }
 
-    @Test func failsAtOnceWhenTheNetworkIsUp() async throws {
+    @Test func retriesAtOnceWhenTheNetworkIsUp() async throws {
+        try await DownloaderKit.run { server, downloader in
+            server.route("/flaky.png", [.status(503), .ok(DownloaderKit.png)])
+            let monitor = ManualMonitor(connected: true)
+            let loaded = try await downloader.downloadImage(
+                with: server.url("/flaky.png"), options: [.retryStrategy(NetworkRetryStrategy(networkMonitor: monitor))])
+            #expect(loaded.image.pixelWidth == 16)
+            #expect(server.requestCount(for: "/flaky.png") == 2)
+            #expect(monitor.observed.values.isEmpty)
+        }
+    }
+
+    @Test func aServerThatKeepsFailingIsAskedAtMostMaxRetryCountTimesMore() async throws {
         try await DownloaderKit.run { server, downloader in
             server.route("/broken.png", .status(500))
             let monitor = ManualMonitor(connected: true)
+            let strategy = NetworkRetryStrategy(maxRetryCount: 2, networkMonitor: monitor)
             await #expect {
-                try await downloader.downloadImage(
-                    with: server.url("/broken.png"), options: [.retryStrategy(NetworkRetryStrategy(networkMonitor: monitor))])
+                try await downloader.downloadImage(with: server.url("/broken.png"), options: [.retryStrategy(strategy)])
             } throws: { ($0 as? KingfisherError)?.isInvalidResponseStatusCode(500) == true }
-            #expect(server.requestCount(for: "/broken.png") == 1)
-            #expect(monitor.observed.values.isEmpty)
+            #expect(server.requestCount(for: "/broken.png") == 3)
         }
+    }
+
+    @Test func aReconnectionRetriesWithItsObserverInTheUserInfo() async throws {
+        let monitor = ManualMonitor(connected: false)
+        let context = Self.responseFailure()
+        let decided = Recorder<RetryDecision>()
+        #expect(Self.decide(NetworkRetryStrategy(networkMonitor: monitor), context) { decided.record($0) } == nil)
+        let observer = try #require(monitor.observers.values.first)
+        #expect((context.userInfo as? CountingObserver) === observer)
+        monitor.report(connected: true)
+        guard case .retry(let userInfo) = await decided.wait(for: 1)[0] else {
+            Issue.record("the reconnection did not retry")
+            return
+        }
+        #expect((userInfo as? CountingObserver) === observer)
+        #expect(observer.cancelCount == 0)
+    }
+
+    @Test func aSecondDecisionCancelsTheFirstObserver() throws {
+        let monitor = ManualMonitor(connected: false)
+        let strategy = NetworkRetryStrategy(networkMonitor: monitor)
+        let context = Self.responseFailure()
+        #expect(Self.decide(strategy, context) == nil)
+        #expect(Self.decide(strategy, context) == nil)
+        let observers = monitor.observers.values
+        #expect(observers.count == 2)
+        #expect(observers.map(\.cancelCount) == [1, 0])
+        #expect((context.userInfo as? CountingObserver) === observers.last)
     }
 
     @Test func stopsWhenTheWaitTimesOut() async throws {
@@ -89,8 +149,10 @@ import Testing
 
     @Test func aCancelledDownloadIsNeverRetried() {
         let monitor = ManualMonitor(connected: false)
+        let downloader = ImageDownloader.default
         let context = RetryContext(
-            url: URL(fileURLWithPath: "/x"), error: .requestError(reason: .taskCancelled(task: nil, token: nil)))
+            url: URL(fileURLWithPath: "/x"),
+            error: SessionDataTask.cancellationBeforeStart(url: URL(fileURLWithPath: "/x"), downloader: downloader))
         let decision = Mutex<RetryDecision?>(nil)
         NetworkRetryStrategy(networkMonitor: monitor).retry(context: context) { value in decision.withLock { $0 = value } }
         let stopped = decision.withLock { decision -> Bool in

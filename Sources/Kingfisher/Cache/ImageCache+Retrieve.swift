@@ -55,15 +55,35 @@ extension ImageCache {
     /// The image in memory for `key` and the options' processor, or `nil`; never touches the disk.
     ///
     /// A hit extends the entry's expiry as `memoryCacheAccessExtendingExpiration` says. An entry
-    /// stored with other decoding choices (`scaleFactor`, `onlyLoadFirstFrame`) is a miss: a GIF
-    /// kept as its first frame is not what a request for the animation wants, so the caller makes
-    /// it again from the original (the disk entry or a fetch), which then replaces it.
+    /// stored with other decoding choices (`scaleFactor`, `onlyLoadFirstFrame`,
+    /// `preloadAllFrames`) is still a hit, made again for these options as Kingfisher does: an
+    /// animation that kept its encoded bytes is run through the options' processor again (on the
+    /// calling thread), any other image takes the requested scale (and only its first frame, when
+    /// that is asked for). The entry in memory is left as it was.
     public func retrieveImageInMemoryCache(forKey key: String, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
         let computedKey = key.computedKey(with: options.processor.identifier)
         guard let image = memoryStorage.value(forKey: computedKey, extendingExpiration: options.memoryCacheAccessExtendingExpiration)
         else { return nil }
-        if let tag = image.creatingTag, tag != options.imageCreatingTag { return nil }
+        if let tag = image.creatingTag, tag != options.imageCreatingTag { return Self.remade(image, options: options) }
         return image
+    }
+
+    /// `image`, made with other decoding choices, as `options` would have made it.
+    static func remade(_ image: KFCrossPlatformImage, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage {
+        if let data = image.animatedImageData,
+           var made = options.processor.process(item: .data(data), options: options) {
+            made.creatingTag = options.imageCreatingTag
+            return made
+        }
+        var made = image
+        if options.onlyLoadFirstFrame {
+            made = image.firstFrameOnly()
+            made.frameSource = nil
+            made.lazyLoopCount = nil
+        }
+        if made.scale != options.scaleFactor { made = made.withScale(options.scaleFactor) }
+        made.creatingTag = options.imageCreatingTag
+        return made
     }
 
     /// The image in memory for `key`, with options given as a list.
@@ -117,7 +137,10 @@ extension ImageCache {
         return !diskStorage.hasIndexEntry(forKey: computedKey, forcedExtension: options.forcedExtension, extensionKey: key)
     }
 
+    /// The disk entry decoded by the options' serializer. A request whose image target moved on
+    /// (checked before the read and before decoding) gets `nil` and costs no decoding.
     func syncRetrieveFromDisk(key: String, computedKey: String, options: KingfisherParsedOptionsInfo) -> Result<KFCrossPlatformImage?, KingfisherError> {
+        guard options.isCurrentSourceTask else { return .success(nil) }
         let data: Data?
         do {
             data = try diskStorage.value(
@@ -130,7 +153,7 @@ extension ImageCache {
             let url = diskStorage.cacheFileURL(forKey: computedKey, forcedExtension: options.forcedExtension, extensionKey: key)
             return .failure(.cacheError(reason: .cannotLoadDataFromDisk(url: url, error: error)))
         }
-        guard let data else { return .success(nil) }
+        guard let data, options.isCurrentSourceTask else { return .success(nil) }
         return .success(options.cacheSerializer.image(with: data, options: options))
     }
 
@@ -142,13 +165,31 @@ extension ImageCache {
         processorIdentifier identifier: String = "",
         forcedExtension: String? = nil
     ) async -> CacheType {
-        let computedKey = key.computedKey(with: identifier)
-        if memoryStorage.isCached(forKey: computedKey) { return .memory }
-        return await withCheckedContinuation { continuation in
-            enqueueDiskRead(for: computedKey) {
-                let onDisk = self.diskStorage.isCached(forKey: computedKey, forcedExtension: forcedExtension, extensionKey: key)
-                continuation.resume(returning: onDisk ? .disk : .none)
+        await withCheckedContinuation { continuation in
+            imageCachedTypeAsync(forKey: key, processorIdentifier: identifier, forcedExtension: forcedExtension) {
+                continuation.resume(returning: $0)
             }
+        }
+    }
+
+    /// Where `key@processorIdentifier` is cached now, given to `completionHandler` on
+    /// `callbackQueue`: the disk check runs on the cache's read queue (behind a pending write of
+    /// the key), never on the calling thread.
+    public func imageCachedTypeAsync(
+        forKey key: String,
+        processorIdentifier identifier: String = "",
+        forcedExtension: String? = nil,
+        callbackQueue: CallbackQueue = .untouch,
+        completionHandler: @escaping @Sendable (CacheType) -> Void
+    ) {
+        let computedKey = key.computedKey(with: identifier)
+        if memoryStorage.isCached(forKey: computedKey) {
+            callbackQueue.execute { completionHandler(.memory) }
+            return
+        }
+        enqueueDiskRead(for: computedKey) {
+            let onDisk = self.diskStorage.isCached(forKey: computedKey, forcedExtension: forcedExtension, extensionKey: key)
+            callbackQueue.execute { completionHandler(onDisk ? .disk : .none) }
         }
     }
 

@@ -138,10 +138,11 @@ extension KingfisherWrapper where Base: KingfisherImageSettable {
         }
     }
 
-    /// The indicator shown while loading; replacing it takes the old one off the target and puts
-    /// the new one on (``KingfisherImageSettable/addIndicator(_:)``).
-    public var indicator: (any Indicator)? {
+    /// The indicator shown while loading, made for ``indicatorType``; read-only, as in Kingfisher:
+    /// set ``indicatorType`` (`.custom(indicator:)` for your own) to change it.
+    public internal(set) var indicator: (any Indicator)? {
         get { base.kingfisherState.indicator }
+        // Replacing it takes the old one off the target and puts the new one on.
         nonmutating set {
             let state = base.kingfisherState
             if let old = state.indicator { base.removeIndicator(old) }

@@ -39,10 +39,7 @@ extension KingfisherError.RequestErrorReason {
         case .invalidURL(let request):
             return "The request has no usable http or https URL: \(request.url?.absoluteString ?? "nil")."
         case let .taskCancelled(task, _):
-            if let url = task?.originalURL {
-                return "The download of \(url.absoluteString) was cancelled."
-            }
-            return "The download was cancelled."
+            return "The download of \(task.originalURL.absoluteString) was cancelled."
         case .asyncTaskContextCancelled:
             return "The task was cancelled before the work started."
         case .dataProviderCancelled(let provider):

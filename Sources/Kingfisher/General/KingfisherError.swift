@@ -30,10 +30,13 @@ public enum KingfisherError: Error, Sendable {
         case invalidURL(request: URLRequest)
         /// 1003: the caller cancelled the download.
         ///
-        /// `task` and `token` name the shared transfer and the caller's token; both are `nil` when
-        /// the caller was cancelled while no transfer was attached to it (waiting for an async
-        /// request modifier or for a retry delay).
-        case taskCancelled(task: SessionDataTask?, token: SessionDataTask.CancelToken?)
+        /// `task` is the shared transfer the caller was attached to and `token` the caller's token
+        /// in it, so `task.originalRequest?.url` names the download that was stopped (for the
+        /// manager, the download of the source it was on: an alternative source's when it had moved
+        /// on). A caller stopped before any transfer was attached (while it read the cache, waited
+        /// for an async request modifier or for a retry delay) gets a transfer that never started,
+        /// made for the URL it asked for, with token 0.
+        case taskCancelled(task: SessionDataTask, token: SessionDataTask.CancelToken)
         /// 1005: the Swift task was cancelled before the work started.
         case asyncTaskContextCancelled
         /// 1006: the caller cancelled while an ``ImageDataProvider`` was supplying its bytes.

@@ -182,7 +182,7 @@ struct QueuedProcessor: ImageProcessor {
         case .dispatch(let dispatchQueue):
             return dispatchQueue.sync { wrapped.process(item: item, options: options) }
         case .mainAsync, .mainCurrentOrAsync:
-            if Thread.isMainThread { return wrapped.process(item: item, options: options) }
+            if MainQueue.isCurrent { return wrapped.process(item: item, options: options) }
             return DispatchQueue.main.sync { wrapped.process(item: item, options: options) }
         }
     }

@@ -24,7 +24,7 @@ extension KingfisherManager {
         if options.revalidateExpiredCache, !options.onlyFromCache, revalidateIfExpired(source, cache: target, retrieval) {
             return
         }
-        readDisk(cache: target, key: key, options: options, retrieval) { [self] image in
+        readDisk(source, cache: target, key: key, options: options, retrieval) { [self] image in
             if let image {
                 var memoryOptions = options
                 memoryOptions.cacheMemoryOnly = true
@@ -48,23 +48,37 @@ extension KingfisherManager {
 
     /// Reads `key` (with the options' processor) from the disk of `cache`, sharing the read with
     /// concurrent callers. An unreadable entry is a miss: fetching again repairs it.
+    ///
+    /// A request its image target superseded while the read ran gets no image: the read checks
+    /// the target before reading and again before decoding, and the call ends with
+    /// `.imageSettingError(.notCurrentSourceTask)` carrying no result. A caller that shared a read
+    /// skipped for another caller's sake reads again for itself.
     func readDisk(
-        cache: ImageCache, key: String, options: KingfisherParsedOptionsInfo, _ retrieval: ManagedRetrieval,
+        _ source: Source, cache: ImageCache, key: String, options: KingfisherParsedOptionsInfo, _ retrieval: ManagedRetrieval,
         then: @escaping @Sendable (KFCrossPlatformImage?) -> Void
     ) {
-        var readOptions = options
-        readOptions.callbackQueue = .untouch
+        var untouched = options
+        untouched.callbackQueue = .untouch
+        let readOptions = untouched
         let computedKey = key.computedKey(with: options.processor.identifier)
         let shareKey = Self.shareKey(cache, options: options, computedKey: computedKey)
         let stage = retrieval.beginStage()
-        let subscription = diskReads.join(key: shareKey, callback: { result in
-            guard retrieval.endStage(stage) else { return }
-            then((try? result.get()) ?? nil)
+        let subscription = diskReads.join(key: shareKey, callback: { [self] result in
+            guard retrieval.endStage(stage), !stopIfSuperseded(source, retrieval) else { return }
+            switch result {
+            case .success(.read(let image)): then(image)
+            case .failure: then(nil)
+            case .success(.skipped): readDisk(source, cache: cache, key: key, options: options, retrieval, then: then)
+            }
         }, start: { finish in
             if cache.diskSurelyMisses(forKey: key, options: readOptions) {
-                finish(.success(nil))
+                finish(.success(.read(nil)))
             } else {
-                cache.retrieveImageInDiskCache(forKey: key, options: readOptions, callbackQueue: .untouch, completionHandler: finish)
+                cache.retrieveImageInDiskCache(forKey: key, options: readOptions, callbackQueue: .untouch) { result in
+                    let image = (try? result.get()) ?? nil
+                    // A miss may be the read skipped because the caller that started it was superseded.
+                    finish(.success(image == nil && !readOptions.isCurrentSourceTask ? .skipped : .read(image)))
+                }
             }
             return nil
         })
@@ -239,4 +253,12 @@ extension KingfisherManager {
         }
         if waiter == nil { deliver() }
     }
+}
+
+/// What a shared disk read found.
+enum DiskReadOutcome: Sendable {
+    /// The decoded entry, or `nil` on a miss.
+    case read(KFCrossPlatformImage?)
+    /// Nothing was read: the caller that started the read was superseded by then.
+    case skipped
 }

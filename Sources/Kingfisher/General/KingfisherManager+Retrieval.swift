@@ -18,6 +18,8 @@ final class ManagedRetrieval: Sendable {
         var task: DownloadTask?
         var failures: [KingfisherError.PropagationError] = []
         var alternatives: [Source]
+        /// The source being tried now: the original one, then each alternative in turn.
+        var currentSource: Source
     }
 
     /// The source the caller asked for.
@@ -42,7 +44,7 @@ final class ManagedRetrieval: Sendable {
         self.progressBlock = progressBlock
         self.downloadTaskUpdated = downloadTaskUpdated
         self.completion = completion
-        state = Mutex(State(alternatives: options.alternativeSources ?? []))
+        state = Mutex(State(alternatives: options.alternativeSources ?? [], currentSource: source))
     }
 
     /// Whether the caller still waits for a result.
@@ -122,7 +124,9 @@ final class ManagedRetrieval: Sendable {
         state.withLock { state in
             state.failures.append(.init(source: source, error: error))
             guard !state.alternatives.isEmpty else { return (nil, state.failures) }
-            return (state.alternatives.removeFirst(), state.failures)
+            let next = state.alternatives.removeFirst()
+            state.currentSource = next
+            return (next, state.failures)
         }
     }
 
@@ -145,19 +149,22 @@ final class ManagedRetrieval: Sendable {
         deliver(result)
     }
 
-    /// Fails the call with the current stage's cancellation error (`.requestError(.taskCancelled)`,
-    /// or `.requestError(.dataProviderCancelled)` while a provider supplies bytes) and stops the
-    /// stage running now.
+    /// Fails the call with the current stage's cancellation error and stops the stage running now.
+    ///
+    /// The error is `.requestError(.dataProviderCancelled)` while a provider supplies bytes, else
+    /// `.requestError(.taskCancelled)` naming the download the call waits for (its transfer and
+    /// token), or, outside a download, a transfer of the current source's URL that never started.
+    /// The download's own cancellation error, which follows, is dropped.
     func cancel() {
         guard let closed = close(cancelling: true) else { return }
-        deliver(.failure(closed.error ?? .requestError(reason: .taskCancelled(task: nil, token: nil))))
+        deliver(.failure(closed.error ?? .requestError(reason: .asyncTaskContextCancelled)))
         closed.current?()
     }
 
-    /// Ends the retrieval under the lock; the stage running then and its cancellation error, or
-    /// `nil` when it had ended.
+    /// Ends the retrieval under the lock; the stage running then and, when `cancelling`, the error
+    /// the cancellation reports; `nil` when it had ended.
     private func close(cancelling: Bool = false) -> (current: (@Sendable () -> Void)?, error: KingfisherError?)? {
-        let closed = state.withLock { state -> (current: (@Sendable () -> Void)?, error: KingfisherError?, task: DownloadTask?)? in
+        let closed = state.withLock { state -> (current: (@Sendable () -> Void)?, error: KingfisherError?, task: DownloadTask?, source: Source)? in
             guard !state.finished else { return nil }
             state.finished = true
             state.cancelled = cancelling
@@ -165,12 +172,17 @@ final class ManagedRetrieval: Sendable {
                 state.current = nil
                 state.task = nil
             }
-            return (state.current, state.cancellationError, state.task)
+            return (state.current, state.cancellationError, state.task, state.currentSource)
         }
         guard let closed else { return nil }
+        var error = closed.error
+        if cancelling, error == nil, let task = closed.task {
+            // Read before the task is unlinked from the download it waits for.
+            error = task.cancellationError(fallbackURL: closed.source.url ?? KingfisherManager.placeholderURL)
+        }
         closed.task?.link(nil)
         closed.task?.markFinished()
-        return (closed.current, closed.error)
+        return (closed.current, error)
     }
 
     private func deliver(_ result: Result<RetrieveImageResult, KingfisherError>) {

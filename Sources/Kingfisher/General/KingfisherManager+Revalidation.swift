@@ -46,7 +46,7 @@ extension KingfisherManager {
     private func answerFromDisk(_ source: Source, cache: ImageCache, _ retrieval: ManagedRetrieval) {
         let options = retrieval.options
         let key = source.cacheKey
-        readDisk(cache: cache, key: key, options: options, retrieval) { [self] image in
+        readDisk(source, cache: cache, key: key, options: options, retrieval) { [self] image in
             guard let image else {
                 fetchUnlessCacheOnly(source, retrieval)
                 return

@@ -31,7 +31,7 @@ public final class KingfisherManager: Sendable {
     private let settings: Mutex<Settings>
 
     /// Disk reads in flight, by cache, key and decoding options.
-    let diskReads = SharedWork<KFCrossPlatformImage?>()
+    let diskReads = SharedWork<DiskReadOutcome>()
     /// Images being made from a cached original, by caches, key and processor.
     let originals = SharedWork<KFCrossPlatformImage?>()
     /// Provider fetches (with their processing) in flight, by cache, key and processor.

@@ -35,6 +35,9 @@ public final class DownloadTask: Sendable {
     private struct State {
         var sessionTask: SessionDataTask?
         var token: SessionDataTask.CancelToken?
+        /// The transfer this caller left for a retry, and its token there: what a cancellation
+        /// during the retry's delay names.
+        var lastTransfer: (task: SessionDataTask, token: SessionDataTask.CancelToken)?
         var cancelled = false
         var finished = false
         /// For a manager-level task: the download it is waiting for now, if any.
@@ -139,9 +142,23 @@ public final class DownloadTask: Sendable {
         if let (task, token) = link {
             task.cancel(token: token)
         } else {
-            finish(.failure(.requestError(reason: .taskCancelled(task: nil, token: nil))))
+            finish(.failure(cancellationError(fallbackURL: url)))
         }
     }
+
+    /// The `.requestError(.taskCancelled)` that names what a cancellation of this caller stops
+    /// now: its transfer and token; for a manager-level task, those of the download it waits for;
+    /// between attempts, the transfer it left; else a transfer of `fallbackURL` that never started.
+    func cancellationError(fallbackURL: URL) -> KingfisherError {
+        let (own, token, last, linked) = state.withLock { ($0.sessionTask, $0.token, $0.lastTransfer, $0.linked) }
+        if let linked { return linked.cancellationError(fallbackURL: linked.url) }
+        if let own, let token { return .requestError(reason: .taskCancelled(task: own, token: token)) }
+        if let last { return .requestError(reason: .taskCancelled(task: last.task, token: last.token)) }
+        return SessionDataTask.cancellationBeforeStart(url: fallbackURL, downloader: downloader)
+    }
+
+    /// This caller's own token in its transfer (never a linked download's).
+    var attachedToken: SessionDataTask.CancelToken? { state.withLock { $0.token } }
 
     /// Attaches this caller to `task`; `false` when the caller was cancelled meanwhile.
     func attach(to task: SessionDataTask, token: SessionDataTask.CancelToken) -> Bool {
@@ -155,6 +172,7 @@ public final class DownloadTask: Sendable {
     /// Detaches from the finished transfer before a retry; `false` when the caller is done.
     func detachForRetry() -> Bool {
         state.withLock { state in
+            if let task = state.sessionTask, let token = state.token { state.lastTransfer = (task, token) }
             state.sessionTask = nil
             state.token = nil
             return !state.cancelled && !state.finished

@@ -134,7 +134,7 @@ extension ImageDownloader {
         guard let (session, token, isNew) = sessionTask(for: RequestKey(request, url: url), caller: task, make: {
             SessionDataTask(request: request, url: url, key: RequestKey(request, url: url), options: task.options, downloader: self)
         }) else {
-            deliver(.failure(.requestError(reason: .taskCancelled(task: nil, token: nil))), to: task)
+            deliver(.failure(SessionDataTask.cancellationBeforeStart(url: url, downloader: self)), to: task)
             return false
         }
         if isNew { session.start() }

@@ -1,32 +1,66 @@
 import Foundation
 
-/// Retries a failed download once the network comes back, as Kingfisher's strategy of that name.
+/// Retries a failed download when the network allows it, as Kingfisher's strategy of that name.
 ///
-/// On a failure while the network is usable, the error has another cause and the download fails
-/// at once. While it is not, the strategy waits for the monitor to report it usable again and then
-/// retries, or stops after `timeoutInterval` seconds. A cancellation by the caller is never retried;
-/// a caller cancelled while the strategy waits is answered at once by the downloader, and the wait
-/// itself ends with the network's return or the timeout.
+/// Only response errors are retried (a cancellation, a request or a processing error stops at
+/// once). While the network is usable the download is retried at once, at most
+/// ``maxRetryCount`` times in all: Kingfisher has no such bound, so a server that keeps failing
+/// would be asked again without end. While it is not usable, the strategy waits for the monitor
+/// to report it usable again and then retries, passing the observer that waited as the decision's
+/// `userInfo`, or stops after `timeoutInterval` seconds. The observer is also kept in the
+/// context's ``RetryContext/userInfo`` while it waits, and every new decision on the context
+/// cancels the observer found there, so at most one wait is pending per download. A caller
+/// cancelled while the strategy waits is answered at once by the downloader.
 public struct NetworkRetryStrategy: RetryStrategy {
     /// How long to wait for the network before giving up; `nil` waits for as long as it takes.
     public let timeoutInterval: TimeInterval?
+    /// How many retries a download gets in all before it fails with its last error.
+    public let maxRetryCount: Int
     private let networkMonitor: any NetworkMonitoring
 
     /// A strategy that waits up to `timeoutInterval` seconds (30 by default) for the network that
-    /// `networkMonitor` watches (the system's, ``NetworkMonitor/default``, unless you inject one).
-    public init(timeoutInterval: TimeInterval? = 30, networkMonitor: any NetworkMonitoring = NetworkMonitor.default) {
+    /// `networkMonitor` watches (the system's, ``NetworkMonitor/default``, unless you inject one),
+    /// and retries a download at most `maxRetryCount` times (10 by default).
+    public init(
+        timeoutInterval: TimeInterval? = 30, maxRetryCount: Int = 10,
+        networkMonitor: any NetworkMonitoring = NetworkMonitor.default
+    ) {
         self.timeoutInterval = timeoutInterval
+        self.maxRetryCount = max(0, maxRetryCount)
         self.networkMonitor = networkMonitor
     }
 
-    /// Retries when the network comes back; stops at once when it is already usable.
+    /// Retries at once when the network is usable, else when it comes back.
     public func retry(context: RetryContext, retryHandler: @escaping @Sendable (RetryDecision) -> Void) {
-        guard !context.error.isTaskCancelled, !networkMonitor.isConnected else {
+        if let previous = context.userInfo as? any NetworkObserver {
+            previous.cancel()
+            context.userInfo = nil
+        }
+        guard !context.error.isTaskCancelled, case .responseError = context.error,
+              context.retriedCount < maxRetryCount else {
             retryHandler(.stop)
             return
         }
-        _ = networkMonitor.observeConnectivity(timeoutInterval: timeoutInterval) { connected in
-            retryHandler(connected ? .retry(userInfo: nil) : .stop)
+        if networkMonitor.isConnected {
+            retryHandler(.retry(userInfo: nil))
+            return
         }
+        let waiting = PendingObserver()
+        let observer = networkMonitor.observeConnectivity(timeoutInterval: timeoutInterval) { connected in
+            retryHandler(connected ? .retry(userInfo: waiting.observer) : .stop)
+        }
+        waiting.observer = observer
+        context.userInfo = observer
+    }
+}
+
+/// The observer of a pending wait, handed to the wait's own callback, which may run before
+/// `observeConnectivity` returns it.
+private final class PendingObserver: Sendable {
+    private let value = LockedBox<(any NetworkObserver)?>(nil)
+
+    var observer: (any NetworkObserver)? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
     }
 }

@@ -31,8 +31,13 @@ public final class RetryContext: Sendable {
     /// How many retries were made before this decision; `0` on the first failure.
     public var retriedCount: Int { state.withLock { $0.retriedCount } }
 
-    /// The value passed with the last ``RetryDecision/retry(userInfo:)``, if any.
-    public var userInfo: (any Sendable)? { state.withLock { $0.userInfo } }
+    /// The value passed with the last ``RetryDecision/retry(userInfo:)``, if any; a strategy may
+    /// also keep here what its next decision on the same download needs (as
+    /// ``NetworkRetryStrategy`` keeps the observer it waits with).
+    public var userInfo: (any Sendable)? {
+        get { state.withLock { $0.userInfo } }
+        set { state.withLock { $0.userInfo = newValue } }
+    }
 
     func recordRetry(userInfo: (any Sendable)?) {
         state.withLock {

@@ -30,7 +30,14 @@ extension SessionDataTask {
         switch outcome {
         case .failure(let error):
             downloader.reportDidFinishDownloading(url: originalURL, response: nil, error: error)
-            for caller in callers { downloader.deliver(.failure(error), to: caller) }
+            for caller in callers {
+                // A cancellation names each caller's own token.
+                var own = error
+                if case .requestError(reason: .taskCancelled) = error {
+                    own = .requestError(reason: .taskCancelled(task: self, token: caller.attachedToken ?? 0))
+                }
+                downloader.deliver(.failure(own), to: caller)
+            }
         case .success(let (data, response)):
             guard let data = downloader.reportDidDownload(data: data, task: self) else {
                 let error = KingfisherError.responseError(reason: .dataModifyingFailed(task: self))
@@ -46,19 +53,20 @@ extension SessionDataTask {
         }
     }
 
-    /// Turns whatever stopped the transfer into the error its callers see.
+    /// Turns whatever stopped the transfer into the error its callers see (a cancellation's token
+    /// is each caller's own, set when it is delivered).
     private func mapError(_ error: any Error) -> KingfisherError {
         switch stopReason {
         case .timedOut:
             return .responseError(reason: .downloadTimedOut(url: originalURL, timeout: downloader.transferSettings.timeout))
         case .cancelled:
-            return .requestError(reason: .taskCancelled(task: self, token: nil))
+            return .requestError(reason: .taskCancelled(task: self, token: 0))
         case nil:
             break
         }
         if let error = error as? KingfisherError { return error }
         if error is CancellationError {
-            return .requestError(reason: .taskCancelled(task: self, token: nil))
+            return .requestError(reason: .taskCancelled(task: self, token: 0))
         }
         if let error = error as? HTTPClientError, error == .deadlineExceeded {
             return .responseError(reason: .downloadTimedOut(url: originalURL, timeout: downloader.transferSettings.timeout))

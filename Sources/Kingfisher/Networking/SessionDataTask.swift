@@ -18,6 +18,9 @@ public final class SessionDataTask: Sendable {
     public let originalURL: URL
     /// The request sent first (after the request modifier).
     public let request: URLRequest
+    /// The request sent first (after the request modifier), as `URLSessionTask.originalRequest`
+    /// gives it; for a transfer that never started, the request that would have been sent.
+    public var originalRequest: URLRequest? { request }
 
     let key: RequestKey
     let priority: Float
@@ -38,7 +41,7 @@ public final class SessionDataTask: Sendable {
         case timedOut
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(request: URLRequest, url: URL, key: RequestKey, options: KingfisherParsedOptionsInfo, downloader: ImageDownloader) {
         self.request = request
@@ -47,6 +50,30 @@ public final class SessionDataTask: Sendable {
         self.priority = options.downloadPriority
         self.redirectHandler = options.redirectHandler
         self.downloader = downloader
+        self.state = Mutex(State())
+    }
+
+    /// A transfer that never starts and takes no caller: what a cancellation error names when the
+    /// caller was stopped before any transfer was attached to it (during a cache read, an async
+    /// request modifier or a retry delay). Its ``originalRequest`` is a plain GET of `url`.
+    init(unstartedFor url: URL, downloader: ImageDownloader) {
+        let request = URLRequest(url: url)
+        self.request = request
+        self.originalURL = url
+        self.key = RequestKey(request, url: url)
+        self.priority = ImageDownloader.defaultDownloadPriority
+        self.redirectHandler = nil
+        self.downloader = downloader
+        var state = State()
+        state.closed = true
+        state.stopReason = .cancelled
+        self.state = Mutex(state)
+    }
+
+    /// The cancellation error of a caller stopped before any transfer was attached to it: it names
+    /// an unstarted transfer of `url` (see ``init(unstartedFor:downloader:)``) and token 0.
+    static func cancellationBeforeStart(url: URL, downloader: ImageDownloader) -> KingfisherError {
+        .requestError(reason: .taskCancelled(task: SessionDataTask(unstartedFor: url, downloader: downloader), token: 0))
     }
 
     /// Whether the transfer still takes callers: `false` once its body arrived or every caller

@@ -9,7 +9,7 @@ import Foundation
 public enum CallbackQueue: Sendable {
     /// Always dispatched asynchronously to the main queue.
     case mainAsync
-    /// Run at once when already on the main thread, else dispatched to the main queue.
+    /// Run at once when already on the main queue (``MainQueue/isCurrent``), else dispatched to it.
     case mainCurrentOrAsync
     /// Run on whatever thread finished the work.
     case untouch
@@ -22,7 +22,7 @@ public enum CallbackQueue: Sendable {
         case .mainAsync:
             DispatchQueue.main.async(execute: block)
         case .mainCurrentOrAsync:
-            if Thread.isMainThread {
+            if MainQueue.isCurrent {
                 block()
             } else {
                 DispatchQueue.main.async(execute: block)

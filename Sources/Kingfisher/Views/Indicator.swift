@@ -35,8 +35,11 @@ public enum IndicatorSizeStrategy: Sendable, Hashable {
 /// zero, as ``ActivityIndicator`` and ``ImageIndicator`` do. The target places ``view`` (in
 /// ``KingfisherImageSettable/addIndicator(_:)``) using ``centerOffset`` and
 /// ``sizeStrategy(in:)``.
+///
+/// An indicator may be a struct (its ``view`` then refers to the toolkit widget it drives) or a
+/// class with state of its own.
 @MainActor
-public protocol Indicator: AnyObject, Sendable {
+public protocol Indicator: Sendable {
     /// Starts (or counts one more) loading.
     func startAnimatingView()
     /// Stops (or counts one less) loading.

@@ -13,7 +13,8 @@ enum DiskFileName {
     ///
     /// With `autoExtAfterHashedFileName`, a hashed name ends in the extension of `extensionKey`
     /// (see ``automaticExtension(of:)``); the image cache passes the key before its processor
-    /// identifier, so every processed entry of `photo.jpg` ends in `.jpg`.
+    /// identifier, so every processed entry of `photo.jpg` ends in `.jpg`, and a computed key
+    /// given whole (`photo.jpg@PROCESSOR`) gives the same.
     static func name(forKey key: String, forcedExtension: String?, extensionKey: String, config: DiskStorage.Config) -> String {
         let fixedExtension = forcedExtension ?? config.pathExtension
         if config.usesHashedFileName {
@@ -33,11 +34,14 @@ enum DiskFileName {
         return hash
     }
 
-    /// The extension a hashed name takes from `key`: what follows its last `.`; none when that is
-    /// empty or holds a `/` (the dot was in a host or folder name) or a `?` (a query follows).
+    /// The extension a hashed name takes from `key`, as Kingfisher takes it: the part of the key
+    /// before its first `@` (what follows is a processor identifier), then what follows that
+    /// part's last `.`; none when that is empty or holds a `/` (the dot was in a host or folder
+    /// name, as when a URL has `@` in its path) or a `?` (a query follows).
     static func automaticExtension(of key: String) -> String? {
-        guard let dot = key.lastIndex(of: ".") else { return nil }
-        let ext = key[key.index(after: dot)...]
+        let base = key.firstIndex(of: "@").map { key[..<$0] } ?? key[...]
+        guard let dot = base.lastIndex(of: ".") else { return nil }
+        let ext = base[base.index(after: dot)...]
         guard !ext.isEmpty, !ext.contains("/"), !ext.contains("?") else { return nil }
         return String(ext)
     }

@@ -47,10 +47,10 @@ extension ImageDataProvider {
 
 /// Reads an image from a local file.
 ///
-/// The cache key is Kingfisher's local form, `kingfisher.local.cacheKey` followed by the file's
-/// path (and `?query`, when the URL has one), so the same file is one entry whichever way its URL
-/// was written. On Apple platforms Kingfisher cuts the path at an `.app` bundle; Linux has none, so
-/// the whole path is kept. Cancellation is checked before the read and between 1 MB pieces of it.
+/// The cache key is Kingfisher's local form, `kingfisher.local.cacheKey/` followed by the file's
+/// path from its nearest `.app` or `.appex` folder when it is inside one (so a bundle's resources
+/// keep their keys when the bundle moves), else its whole path, and `?query` when the URL has one.
+/// Cancellation is checked before the read and between 1 MB pieces of it.
 public struct LocalFileImageDataProvider: ImageDataProvider {
     /// The file read.
     public let fileURL: URL
@@ -112,10 +112,18 @@ extension URL {
     /// The prefix of local-file cache keys, as Kingfisher spells it.
     static let localFileCacheKeyPrefix = "kingfisher.local.cacheKey"
 
-    /// The cache key of a local file: ``localFileCacheKeyPrefix`` then the file's path, then
+    /// The cache key of a local file: ``localFileCacheKeyPrefix``, `/`, then the file's path from
+    /// its nearest `.app` or `.appex` component when it has one (else its whole path), then
     /// `?query` when the URL has one.
     var localFileCacheKey: String {
-        let key = Self.localFileCacheKeyPrefix + (path.hasPrefix("/") ? path : "/" + path)
+        let components = path.split(separator: "/", omittingEmptySubsequences: false)
+        let bundle = components.lastIndex { $0.hasSuffix(".app") || $0.hasSuffix(".appex") }
+        var key = Self.localFileCacheKeyPrefix
+        if let bundle {
+            key += "/" + components[bundle...].joined(separator: "/")
+        } else {
+            key += path.hasPrefix("/") ? path : "/" + path
+        }
         if let query { return key + "?" + query }
         return key
     }
