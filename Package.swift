@@ -136,7 +136,9 @@ let package = Package(
         .testTarget(
             name: "KingfisherTests",
             dependencies: ["Kingfisher", "KingfisherSynchronization", "KingfisherTestSupport", "KingfisherTestServer"],
-            resources: [.copy("Fixtures")]
+            // Fixtures keep their folder; Images land at the bundle's top level, where an app's
+            // resources are, for KFCrossPlatformImage(named:in:).
+            resources: [.copy("Fixtures"), .process("Images")]
         ),
         .testTarget(
             name: "KingfisherServerTests",

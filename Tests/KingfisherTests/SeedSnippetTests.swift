@@ -21,6 +21,42 @@ import Testing
     func remove(from target: any KingfisherImageSettable) { shownOn.removeAll { $0 == ObjectIdentifier(target) } }
 }
 
+/// Article 002: `Placeholder` as Kingfisher declares it, `add(to imageView: KFCrossPlatformImageView)`;
+/// a label placed over the image view, recorded on a board instead of drawn.
+@MainActor struct LabelPlaceholder: Placeholder {
+    let text: String
+    let board: LabelBoard
+    func add(to imageView: KFCrossPlatformImageView) {
+        guard let view = imageView as? TestImageView else { return }
+        board.labels[ObjectIdentifier(view)] = text
+    }
+    func remove(from imageView: KFCrossPlatformImageView) {
+        board.labels[ObjectIdentifier(imageView)] = nil
+    }
+}
+
+/// The labels `LabelPlaceholder` shows, by image view.
+@MainActor final class LabelBoard {
+    var labels: [ObjectIdentifier: String] = [:]
+    nonisolated init() {}
+}
+
+/// Article 000 §9 with the article's `ImageResource`. Kingfisher 8 (and this library) keep that
+/// name deprecated, so every direct use warns; the snippet sits in a deprecated witness and the
+/// test calls it through this protocol, which keeps the build free of warnings.
+protocol CacheKeySnippet {
+    func resources(for url: URL) -> (list: KF.ImageResource, detail: KF.ImageResource)
+}
+
+struct ArticleCacheKeys: CacheKeySnippet {
+    @available(*, deprecated, message: "Writes the deprecated ImageResource name on purpose.")
+    func resources(for url: URL) -> (list: KF.ImageResource, detail: KF.ImageResource) {
+        let listResource = ImageResource(downloadURL: url, cacheKey: "list_\(url.absoluteString)")
+        let detailResource = ImageResource(downloadURL: url, cacheKey: "detail_\(url.absoluteString)")
+        return (listResource, detailResource)
+    }
+}
+
 /// Article 000 §16: a custom indicator implements `startAnimatingView` / `stopAnimatingView`.
 @MainActor final class MyIndicator: Indicator {
     var isAnimating = false
@@ -205,9 +241,9 @@ struct AuthModifier: ImageDownloadRequestModifier {
             let url = env.server.url("/k.png")
             let listImageView = TestImageView(), detailImageView = TestImageView()
             let thumbSize = CGSize(width: 2, height: 2)
-            // 000 §7.9 (`ImageResource` is `KF.ImageResource` in Kingfisher 8).
-            let listResource = KF.ImageResource(downloadURL: url, cacheKey: "list_\(url.absoluteString)")
-            let detailResource = KF.ImageResource(downloadURL: url, cacheKey: "detail_\(url.absoluteString)")
+            // 000 §7.9, spelled `ImageResource` as the article does (deprecated, see `ArticleCacheKeys`).
+            let (listResource, detailResource) = (ArticleCacheKeys() as any CacheKeySnippet).resources(for: url)
+            #expect(listResource.cacheKey == "list_\(url.absoluteString)" && listResource.downloadURL == url)
             listImageView.kf.setImage(with: listResource, options: [.processor(DownsamplingImageProcessor(size: thumbSize))] + env.options)
             detailImageView.kf.setImage(with: detailResource, options: env.options)
             await listImageView.waitForImage { $0?.pixelWidth == 2 }
@@ -287,5 +323,125 @@ struct AuthModifier: ImageDownloadRequestModifier {
             #expect(imageView.timelines.map(\.effect) == [.crossDissolve, .flip(.left), .flip(.right), .flip(.top), .flip(.bottom), .custom])
             #expect(finished.values == [true])
         }
+    }
+}
+
+// The snippets that needed more than a UIKit type swapped: Kingfisher's cross-platform names,
+// `UIImage(named:)`, `UIColor`'s named colours and `backgroundCleanExpiredDiskCache()`.
+extension SeedSnippetTests {
+    @Test func placeholderWrittenAgainstKFCrossPlatformImageView() async throws {
+        try await ViewKit.run { env in
+            let gate = TestGate()
+            env.server.route("/p.png", .held(ViewKit.png(4), gate: gate))
+            let board = LabelBoard()
+            let imageView = TestImageView(), other = TestImageView()
+            imageView.kf.setImage(with: env.server.url("/p.png"),
+                                  placeholder: LabelPlaceholder(text: "Loading…", board: board), options: env.options)
+            #expect(board.labels == [ObjectIdentifier(imageView): "Loading…"])
+            #expect(imageView.image == nil)
+            gate.open()
+            await imageView.waitForImage { $0?.pixelWidth == 5 }
+            #expect(board.labels.isEmpty)
+
+            // 000 §6 and §8: an image from the app's resources as the placeholder.
+            let placeholderImage = KFCrossPlatformImage(named: "seed-placeholder", in: .module)
+            other.kf.setImage(with: nil as URL?, placeholder: placeholderImage, options: env.options)
+            #expect(other.image?.pixelWidth == 6 && other.image?.scale == 2)
+        }
+    }
+
+    @Test func imagesNamedInABundle() throws {
+        let placeholder = try #require(KFCrossPlatformImage(named: "seed-placeholder", in: .module))
+        // Only `seed-placeholder@2x.png` exists: 6×4 pixels at scale 2 are 3×2 points.
+        #expect(placeholder.scale == 2)
+        #expect(placeholder.size == CGSize(width: 3, height: 2))
+        #expect(placeholder.firstFrame.pixel(x: 5, y: 3) == RGBA8(r: 0, g: 0, b: 255, a: 255))
+
+        // Both scales exist: the plain file comes first; a suffix or an extension picks one file.
+        let badge = try #require(KFCrossPlatformImage(named: "seed-badge", in: .module))
+        #expect(badge.scale == 1 && badge.pixelWidth == 5 && badge.firstFrame.pixel(x: 0, y: 0)?.r == 255)
+        let badge2x = try #require(KFCrossPlatformImage(named: "seed-badge@2x", in: .module))
+        #expect(badge2x.scale == 2 && badge2x.pixelWidth == 10 && badge2x.size == CGSize(width: 5, height: 5))
+        #expect(KFCrossPlatformImage(named: "seed-badge.png", in: .module)?.pixelWidth == 5)
+        #expect(KFCrossPlatformImage(named: "seed-badge@2x.png", in: .module)?.scale == 2)
+        #expect(KFCrossPlatformImage(named: "seed-badge.gif", in: .module) == nil)
+
+        // Another extension and scale: `seed-dot@3x.gif`.
+        let dot = try #require(KFCrossPlatformImage(named: "seed-dot", in: .module))
+        #expect(dot.scale == 3 && dot.pixelWidth == 1)
+
+        // Absent, undecodable or empty names give nil.
+        #expect(KFCrossPlatformImage(named: "seed-absent", in: .module) == nil)
+        #expect(KFCrossPlatformImage(named: "seed-broken", in: .module) == nil)
+        #expect(KFCrossPlatformImage(named: "", in: .module) == nil)
+
+        // Without a bundle the name is looked up in `Bundle.main`: the test runner's folder,
+        // which holds this target's resource bundle as a subfolder.
+        let bundleFolder = Bundle.module.bundleURL.standardizedFileURL
+        #expect(KFCrossPlatformImage(named: "seed-placeholder") == nil)
+        if bundleFolder.deletingLastPathComponent().path == Bundle.main.bundleURL.standardizedFileURL.path {
+            let viaMain = KFCrossPlatformImage(named: bundleFolder.lastPathComponent + "/seed-placeholder")
+            #expect(viaMain?.scale == 2 && viaMain?.pixelWidth == 6)
+        }
+    }
+
+    @Test func uiColorNamesHaveUIKitComponents() throws {
+        let expected: [(KFCrossPlatformColor, [CGFloat])] = [
+            (.black, [0, 0, 0, 1]), (.darkGray, [1.0 / 3, 1.0 / 3, 1.0 / 3, 1]),
+            (.lightGray, [2.0 / 3, 2.0 / 3, 2.0 / 3, 1]), (.white, [1, 1, 1, 1]), (.gray, [0.5, 0.5, 0.5, 1]),
+            (.red, [1, 0, 0, 1]), (.green, [0, 1, 0, 1]), (.blue, [0, 0, 1, 1]), (.cyan, [0, 1, 1, 1]),
+            (.yellow, [1, 1, 0, 1]), (.magenta, [1, 0, 1, 1]), (.orange, [1, 0.5, 0, 1]),
+            (.purple, [0.5, 0, 0.5, 1]), (.brown, [0.6, 0.4, 0.2, 1]), (.clear, [0, 0, 0, 0]),
+        ]
+        for (color, components) in expected {
+            let actual = [color.red, color.green, color.blue, color.alpha]
+            #expect(zip(actual, components).allSatisfy { abs($0 - $1) < 1e-9 }, "\(color) is \(actual)")
+        }
+        #expect(KFCrossPlatformColor.gray.hex == "#808080FF")
+
+        // 000 §11 strokes a grey border; the library's border processor draws it with `.gray`.
+        let processor = BorderImageProcessor(border: Border(color: .gray, lineWidth: 2))
+        let image = try #require(processor.process(item: .image(TestImages.solid(width: 8, height: 8, RGBA8(r: 255, g: 0, b: 0, a: 255))),
+                                                   options: KingfisherParsedOptionsInfo(nil)))
+        #expect(image.firstFrame.pixel(x: 0, y: 4) == RGBA8(r: 128, g: 128, b: 128, a: 255))
+        #expect(image.firstFrame.pixel(x: 4, y: 4) == RGBA8(r: 255, g: 0, b: 0, a: 255))
+    }
+
+    @Test func backgroundCleanRemovesExpiredEntriesOffTheCallersThread() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kf-seed-clean-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clock = ManualClock()
+        var disk = DiskStorage.Config(name: "seed", sizeLimit: 0, directory: folder)
+        disk.clock = clock.clock
+        var memory = MemoryStorage.Config(totalCostLimit: 1 << 20, cleanInterval: 0)
+        memory.clock = clock.clock
+        let cache = ImageCache(memoryStorage: MemoryStorage.Backend(config: memory),
+                               diskStorage: try DiskStorage.Backend(config: disk))
+        let image = TestImages.gradient(width: 4, height: 4)
+        try await cache.store(image, forKey: "short", options: KingfisherParsedOptionsInfo([.diskCacheExpiration(.seconds(60))]))
+        try await cache.store(image, forKey: "long", options: KingfisherParsedOptionsInfo([.diskCacheExpiration(.days(2))]))
+        let shortFile = cache.cachePath(forKey: "short"), longFile = cache.cachePath(forKey: "long")
+        #expect(FileManager.default.fileExists(atPath: shortFile))
+        clock.advance(by: 120)
+
+        let cleaned = Recorder<(thread: pthread_t, hashes: [String])>()
+        let observer = NotificationCenter.default.addObserver(forName: .KingfisherDidCleanDiskCache, object: cache, queue: nil) {
+            cleaned.record((pthread_self(), $0.userInfo?[KingfisherDiskCacheCleanedHashKey] as? [String] ?? []))
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        // Hold the cache's I/O queue, so the call can only return if it leaves the work queued.
+        let held = DispatchSemaphore(value: 0)
+        cache.ioQueue.async { held.wait() }
+        // 001 and 003: what an app calls when it moves to the background.
+        let caller = pthread_self()
+        cache.backgroundCleanExpiredDiskCache()
+        #expect(FileManager.default.fileExists(atPath: shortFile))
+        #expect(cleaned.values.isEmpty)
+        held.signal()
+        let report = try #require(await cleaned.wait(for: 1).first)
+        #expect(pthread_equal(report.thread, caller) == 0)
+        #expect(report.hashes == [cache.hash(forKey: "short")])
+        #expect(!FileManager.default.fileExists(atPath: shortFile))
+        #expect(FileManager.default.fileExists(atPath: longFile))
     }
 }

@@ -54,6 +54,16 @@ extension ImageCache {
         }
     }
 
+    /// Removes expired disk entries, then trims the disk to its size limit, off the caller's thread.
+    ///
+    /// The call returns at once; the work runs on the cache's I/O queue, as
+    /// ``cleanExpiredDiskCache(completion:)`` does. Linux has no app lifecycle that suspends a
+    /// process, so no background time is requested: call it when your program goes idle. Observe
+    /// ``Foundation/Notification/Name/KingfisherDidCleanDiskCache`` to learn what was removed.
+    public func backgroundCleanExpiredDiskCache() {
+        cleanExpiredDiskCache(completion: nil)
+    }
+
     /// Reports the bytes the disk level holds, on `callbackQueue`.
     public func calculateDiskStorageSize(
         callbackQueue: CallbackQueue = .untouch,

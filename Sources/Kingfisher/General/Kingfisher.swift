@@ -1,4 +1,12 @@
-import Foundation
+// The public API is written in Foundation's types (`URL`, `Data`, `CGSize`) and, for the hooks
+// (request modifiers, redirect handlers, the downloader's delegate), FoundationNetworking's
+// `URLRequest`, `URLResponse` and `HTTPURLResponse`, which Linux keeps in a module of their own.
+// Both are re-exported, so `import Kingfisher` alone is enough to write code against it, as an
+// app on Apple platforms gets Foundation with UIKit.
+@_exported import Foundation
+#if canImport(FoundationNetworking)
+@_exported import FoundationNetworking
+#endif
 
 /// The value behind every `kf` property: `image.kf`, `data.kf` and, later, `view.kf`.
 ///

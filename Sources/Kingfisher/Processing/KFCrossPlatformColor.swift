@@ -42,18 +42,39 @@ public struct KFCrossPlatformColor: Sendable, Hashable, CustomStringConvertible 
                   blue: CGFloat(value >> 8 & 0xFF) / 255, alpha: CGFloat(value & 0xFF) / 255)
     }
 
-    /// Opaque black.
+    // The named colours carry UIKit's component values: code that names one draws the colour it
+    // draws on Apple platforms.
+
+    /// Opaque black (white 0).
     public static let black = KFCrossPlatformColor(white: 0)
-    /// Opaque white.
+    /// Opaque dark grey (white 1/3).
+    public static let darkGray = KFCrossPlatformColor(white: 1.0 / 3.0)
+    /// Opaque light grey (white 2/3).
+    public static let lightGray = KFCrossPlatformColor(white: 2.0 / 3.0)
+    /// Opaque white (white 1).
     public static let white = KFCrossPlatformColor(white: 1)
-    /// Fully transparent.
-    public static let clear = KFCrossPlatformColor(white: 0, alpha: 0)
-    /// Opaque red.
+    /// Opaque grey (white 0.5).
+    public static let gray = KFCrossPlatformColor(white: 0.5)
+    /// Opaque red (1, 0, 0).
     public static let red = KFCrossPlatformColor(red: 1, green: 0, blue: 0)
-    /// Opaque green.
+    /// Opaque green (0, 1, 0).
     public static let green = KFCrossPlatformColor(red: 0, green: 1, blue: 0)
-    /// Opaque blue.
+    /// Opaque blue (0, 0, 1).
     public static let blue = KFCrossPlatformColor(red: 0, green: 0, blue: 1)
+    /// Opaque cyan (0, 1, 1).
+    public static let cyan = KFCrossPlatformColor(red: 0, green: 1, blue: 1)
+    /// Opaque yellow (1, 1, 0).
+    public static let yellow = KFCrossPlatformColor(red: 1, green: 1, blue: 0)
+    /// Opaque magenta (1, 0, 1).
+    public static let magenta = KFCrossPlatformColor(red: 1, green: 0, blue: 1)
+    /// Opaque orange (1, 0.5, 0).
+    public static let orange = KFCrossPlatformColor(red: 1, green: 0.5, blue: 0)
+    /// Opaque purple (0.5, 0, 0.5).
+    public static let purple = KFCrossPlatformColor(red: 0.5, green: 0, blue: 0.5)
+    /// Opaque brown (0.6, 0.4, 0.2).
+    public static let brown = KFCrossPlatformColor(red: 0.6, green: 0.4, blue: 0.2)
+    /// Fully transparent black (white 0, alpha 0).
+    public static let clear = KFCrossPlatformColor(white: 0, alpha: 0)
 
     /// The components as bytes, rounded.
     public var rgba8: (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {

@@ -6,24 +6,26 @@ import Foundation
 /// `kf.setImage` calls ``add(to:)`` when it shows the placeholder and ``remove(from:)`` when the
 /// loaded image (or `onFailureImage`, or the next placeholder) replaces it. An image is a
 /// placeholder out of the box; a view placeholder conforms and adds itself to the target's
-/// widget in ``add(to:)``, casting the target to the toolkit type it knows.
+/// widget in ``add(to:)``, casting the target to the toolkit type it knows. The parameter is a
+/// ``KFCrossPlatformImageView`` (any ``KingfisherImageSettable``), so implementations written
+/// with either spelling conform.
 public protocol Placeholder {
-    /// Shows the placeholder on `target`.
-    @MainActor func add(to target: any KingfisherImageSettable)
-    /// Takes the placeholder off `target`.
-    @MainActor func remove(from target: any KingfisherImageSettable)
+    /// Shows the placeholder on `imageView`.
+    @MainActor func add(to imageView: KFCrossPlatformImageView)
+    /// Takes the placeholder off `imageView`.
+    @MainActor func remove(from imageView: KFCrossPlatformImageView)
 }
 
 extension KFCrossPlatformImage: Placeholder {
     /// Sets this image as the target's image.
-    @MainActor public func add(to target: any KingfisherImageSettable) {
-        target.setImage(self, options: KingfisherParsedOptionsInfo(nil))
+    @MainActor public func add(to imageView: KFCrossPlatformImageView) {
+        imageView.setImage(self, options: KingfisherParsedOptionsInfo(nil))
     }
 
     /// Clears the target's image when it is still this placeholder.
-    @MainActor public func remove(from target: any KingfisherImageSettable) {
-        if target.getImage() == self {
-            target.setImage(nil, options: KingfisherParsedOptionsInfo(nil))
+    @MainActor public func remove(from imageView: KFCrossPlatformImageView) {
+        if imageView.getImage() == self {
+            imageView.setImage(nil, options: KingfisherParsedOptionsInfo(nil))
         }
     }
 }
