@@ -48,14 +48,22 @@ public final class ImageServer: Sendable {
     /// Adds `GET /{signature}/{format}/{spec}/{source}` (see ``ImagePath``), `GET /health` and
     /// `GET /metrics` to `router`, relative to wherever the router is mounted, and the demo page
     /// at `GET /` when ``ImageServerConfiguration/demoSamples`` is set.
+    ///
+    /// Every request to these routes is logged (one line) and counted in ``metrics``. Requests no
+    /// route matches belong to the application; ``unmatchedRequestMiddleware()`` answers, logs
+    /// and counts them as `kf serve` does.
     public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
-        router.get("health") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
+        router.get("health") { [self] request, _ in
+            answer(request, route: .health) {
+                Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+                         body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
+            }
         }
-        router.get("metrics") { [metrics] _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+        router.get("metrics") { [self] request, _ in
+            answer(request, route: .metrics) {
+                Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+            }
         }
         router.get(":signature/:format/:spec/:source") { [self] request, context in
             await respond(to: request, parameters: context.parameters)
@@ -63,6 +71,16 @@ public final class ImageServer: Sendable {
         if let samples = configuration.demoSamples {
             addDemoRoutes(to: router, samples: samples)
         }
+    }
+
+    /// A middleware that answers the requests no route matched: `404` for a path the server does
+    /// not serve and `405` (with `Allow: GET`) for a method other than GET, each with a one-line
+    /// reason like the server's other refusals, logged and counted in ``metrics`` like its routes.
+    ///
+    /// Add it to the router before ``addRoutes(to:)`` (as ``makeApplication(host:port:onServerRunning:)``
+    /// does); it also sees the application's own routes, and leaves what they answer alone.
+    public func unmatchedRequestMiddleware<Context: RequestContext>() -> some RouterMiddleware<Context> {
+        UnmatchedRequestMiddleware<Context>(server: self)
     }
 
     /// The path to request for `source` processed by `spec` in `format`, signed with the server's key.
@@ -89,12 +107,29 @@ public final class ImageServer: Sendable {
             reason = failure.reason
             response = failure.response()
         }
+        metrics.requestEnded()
+        record(request, route: .image, response: response, since: start, tier: tier, reason: reason)
+        return response
+    }
+
+    /// Answers a request to one of the server's other routes with `body`, logged and counted.
+    func answer(_ request: Request, route: ServerRoute, _ body: () -> Response) -> Response {
+        let start = ContinuousClock.now
+        let response = body()
+        record(request, route: route, response: response, since: start, tier: nil, reason: nil)
+        return response
+    }
+
+    /// Logs the one line of an answered request and counts it in the metrics.
+    func record(
+        _ request: Request, route: ServerRoute, response: Response, since start: ContinuousClock.Instant,
+        tier: CacheTier?, reason: String?
+    ) {
         let elapsed = ContinuousClock.now - start
         let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-        metrics.recordRequest(status: Int(response.status.code), nanoseconds: nanoseconds)
+        metrics.recordRequest(route: route, status: Int(response.status.code), nanoseconds: nanoseconds)
         RequestLog.write(
             to: logger, request: request, status: Int(response.status.code),
             bytes: response.body.contentLength ?? 0, nanoseconds: nanoseconds, tier: tier, reason: reason)
-        return response
     }
 }

@@ -12,8 +12,11 @@ struct CacheCommand: ParsableCommand {
         $XDG_CACHE_HOME/com.onevcat.Kingfisher.ImageCache.default (or ~/.cache/... when \
         XDG_CACHE_HOME is unset). With --cache-dir DIR it is DIR/com.onevcat.Kingfisher.ImageCache.default.
 
-        Exit status (every cache subcommand): 0 on success, 1 when the cache folder cannot be \
-        created, read or changed, 2 on a usage error.
+        No cache subcommand creates a folder: a --cache-dir DIR that does not exist is an error, \
+        and a cache folder not made yet (by kf fetch or kf prefetch) is an empty cache.
+
+        Exit status (every cache subcommand): 0 on success, 1 when --cache-dir does not exist or \
+        the cache folder cannot be read or changed, 2 on a usage error.
         """,
         subcommands: [
             CacheInfoCommand.self, CacheListCommand.self, CacheCleanCommand.self,
@@ -32,23 +35,51 @@ struct CacheLocationOptions: ParsableArguments {
     /// What error lines name when the cache fails: the `--cache-dir` folder, or `cache`.
     var label: String { cacheDirectory ?? "cache" }
 
-    /// The disk storage these options name, opened (and created when missing); verbose prints
-    /// its folder.
+    /// The disk storage these options name, for `kf cache` subcommands; verbose prints its
+    /// folder. Nothing is created: a `--cache-dir` that does not exist (or is not a folder) fails,
+    /// and a cache folder not made yet is an empty cache, left uncreated.
     func openStorage(output: OutputOptions) throws -> DiskStorage.Backend<Data> {
-        let parent = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
-        let storage = try about(label) {
-            try DiskStorage.Backend<Data>(config: DiskStorage.Config(name: "default", sizeLimit: 0, directory: parent))
+        let parent = try existingParent()
+        let config = DiskStorage.Config(name: "default", sizeLimit: 0, directory: parent)
+        // Only names the folder; with creatingDirectory false it creates nothing.
+        let uncreated = DiskStorage.Backend<Data>(noThrowConfig: config, creatingDirectory: false)
+        let storage: DiskStorage.Backend<Data>
+        if FileManager.default.fileExists(atPath: uncreated.directoryURL.path) {
+            storage = try about(label) { try DiskStorage.Backend<Data>(config: config) }
+        } else {
+            storage = uncreated
         }
-        output.note("cache folder: \(storage.directoryURL.path)")
+        output.note("cache folder: \(storage.directoryURL.path)\(storage === uncreated ? " (not created yet)" : "")")
         return storage
     }
 
-    /// The image cache these options name; verbose prints its folder.
+    /// The image cache these options name, for `kf cache` subcommands: over
+    /// ``openStorage(output:)``'s storage, so nothing is created.
+    func openExistingCache(output: OutputOptions) throws -> ImageCache {
+        let storage = try openStorage(output: output)
+        return ImageCache(memoryStorage: MemoryStorage.Backend(config: .init(totalCostLimit: 1, cleanInterval: 0)), diskStorage: storage)
+    }
+
+    /// The image cache these options name, opened (and created when missing), for the commands
+    /// that fill it; verbose prints its folder.
     func openCache(output: OutputOptions) throws -> ImageCache {
         let parent = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
         let cache = try about(label) { try ImageCache(name: "default", cacheDirectoryURL: parent) }
         output.note("cache folder: \(cache.diskStorage.directoryURL.path)")
         return cache
+    }
+
+    /// The `--cache-dir` folder, which must exist; nil for the default one.
+    private func existingParent() throws -> URL? {
+        guard let cacheDirectory else { return nil }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: cacheDirectory, isDirectory: &isFolder) else {
+            throw CLIError.input(cacheDirectory, Reason(description: "the folder does not exist"))
+        }
+        guard isFolder.boolValue else {
+            throw CLIError.input(cacheDirectory, Reason(description: "not a folder"))
+        }
+        return URL(fileURLWithPath: cacheDirectory, isDirectory: true)
     }
 }
 
@@ -57,7 +88,7 @@ struct CacheInfoCommand: ParsableCommand, HasOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Show the cache folder, its entries and bytes, limits and the oldest and newest access.",
-        discussion: "Exit status: 0 on success, 1 when the cache folder cannot be created or read, 2 on a usage error."
+        discussion: "Exit status: 0 on success, 1 when --cache-dir does not exist or the cache folder cannot be read, 2 on a usage error."
     )
 
     @OptionGroup var location: CacheLocationOptions
@@ -114,7 +145,7 @@ struct CacheListCommand: ParsableCommand, HasOutputOptions {
         discussion: """
         An entry whose key is unknown (written by a tool that did not record it) shows its file name.
 
-        Exit status: 0 on success, 1 when the cache folder cannot be created or read, 2 on a usage error.
+        Exit status: 0 on success, 1 when --cache-dir does not exist or the cache folder cannot be read, 2 on a usage error.
         """
     )
 

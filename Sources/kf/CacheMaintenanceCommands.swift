@@ -12,8 +12,8 @@ struct CacheCleanCommand: ParsableCommand, HasOutputOptions {
         limit, as the library does when a write takes it over its limit. The text report is left \
         out with --quiet (the JSON one is not).
 
-        Exit status: 0 on success, 1 when the cache folder cannot be created, read or changed, 2 \
-        on a usage error.
+        Exit status: 0 on success, 1 when --cache-dir does not exist or the cache folder cannot be \
+        read or changed, 2 on a usage error.
         """
     )
 
@@ -57,22 +57,28 @@ struct CacheCleanCommand: ParsableCommand, HasOutputOptions {
     }
 }
 
-/// `kf cache clear`: remove every entry.
+/// `kf cache clear`: remove every entry, once confirmed.
 struct CacheClearCommand: ParsableCommand, HasOutputOptions {
     static let configuration = CommandConfiguration(
         commandName: "clear",
-        abstract: "Remove every cached entry (the folder stays).",
+        abstract: "Remove every cached entry (the folder stays), after asking on a terminal.",
         discussion: """
-        The text report is left out with --quiet (the JSON one is not).
+        On a terminal, clear says what it would remove and asks first; --yes skips the question. \
+        Without a terminal on standard input (a script, a pipe) nothing is removed unless --yes \
+        is given. The text report is left out with --quiet (the JSON one is not).
 
-        Exit status: 0 on success, 1 when the cache folder cannot be created, read or changed, 2 \
-        on a usage error.
+        Exit status: 0 on success, 1 when the clearing was not confirmed, --cache-dir does not \
+        exist or the cache folder cannot be read or changed, 2 on a usage error (no --yes \
+        without a terminal).
         """
     )
 
     @OptionGroup var location: CacheLocationOptions
 
     @OptionGroup var outputOptions: OutputOptions
+
+    @Flag(name: [.customShort("y"), .long], help: "Remove without asking (needed when standard input is not a terminal).")
+    var yes = false
 
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
@@ -83,7 +89,22 @@ struct CacheClearCommand: ParsableCommand, HasOutputOptions {
     }
 
     func run() throws {
+        let interactive = isatty(STDIN_FILENO) == 1
+        guard yes || interactive else {
+            throw CLIError.usage("standard input is not a terminal to confirm on; pass --yes to clear the cache without asking")
+        }
         let storage = try location.openStorage(output: outputOptions)
+        if !yes {
+            let present = try about(location.label) { try storage.entries() }
+            if !present.isEmpty {
+                let question = "kf: remove all \(present.count) entries (\(CacheText.bytes(CacheText.totalBytes(present)))) "
+                    + "from \(storage.directoryURL.path)? [y/N] "
+                FileHandle.standardError.write(Data(question.utf8))
+                guard Self.confirmed(readLine(strippingNewline: true)) else {
+                    throw CLIError.failure("nothing was removed")
+                }
+            }
+        }
         let entries = try about(location.label) {
             let entries = try storage.entries()
             try storage.removeAll()
@@ -98,6 +119,12 @@ struct CacheClearCommand: ParsableCommand, HasOutputOptions {
             }
         }
     }
+
+    /// Whether an answer to the question is yes: `y` or `yes` in any case; end of input is no.
+    static func confirmed(_ answer: String?) -> Bool {
+        guard let answer = answer?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        return answer == "y" || answer == "yes"
+    }
 }
 
 /// `kf cache path [KEY]`: the cache folder, or the file that holds a key.
@@ -108,7 +135,7 @@ struct CachePathCommand: ParsableCommand, HasOutputOptions {
         discussion: """
         The key of a downloaded image is its URL; with --processor the key is KEY@identifier.
 
-        Exit status: 0 on success, 1 when the cache folder cannot be created, 2 on a usage error.
+        Exit status: 0 on success, 1 when --cache-dir does not exist, 2 on a usage error.
         """
     )
 
@@ -140,7 +167,7 @@ struct CachePathCommand: ParsableCommand, HasOutputOptions {
                 throw CLIError.usage("bad --processor: \(error)")
             }
         }
-        let cache = try location.openCache(output: outputOptions)
+        let cache = try location.openExistingCache(output: outputOptions)
         var report = Report(path: cache.diskStorage.directoryURL.path)
         if let key {
             report.path = cache.cachePath(forKey: key, processorIdentifier: identifier)

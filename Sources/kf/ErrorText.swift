@@ -108,25 +108,40 @@ enum ErrorText {
         switch error {
         case .usage(let message), .failure(let message): return message
         case .reported: return ""
-        case let .input(input, underlying): return "\(input): \(reason(of: underlying, verbose: verbose))"
+        case let .input(input, underlying):
+            return "\(input): \(reason(of: underlying, verbose: verbose, url: Retrieval.remoteURL(input)))"
         }
     }
 
-    /// What went wrong, for any error; verbose adds the details in brackets.
-    static func reason(of error: any Error, verbose: Bool) -> String {
-        let short = describe(error)
+    /// What went wrong, for any error; verbose adds the details in brackets. A connection failure
+    /// names the host and port of `url` when it is given (else those the error names).
+    static func reason(of error: any Error, verbose: Bool, url: URL? = nil) -> String {
+        let short = url.flatMap { connectionFailure(error, url: $0) } ?? describe(error)
         guard verbose, let details = details(of: error) else { return short }
         return "\(short) [\(details)]"
+    }
+
+    /// A failure to connect, shake hands or exchange with `url`'s host as one line naming its host
+    /// and port: `could not connect to 127.0.0.1:9: connection refused`.
+    static func connectionFailure(_ error: any Error, url: URL?) -> String? {
+        guard let failure = NetworkFailure(error) else { return nil }
+        return failure.description(for: url)
     }
 
     /// A ``KingfisherError`` as one clause: the library's sentence without its capital and full
     /// stop, with a Foundation error inside it reduced to the system's words.
     static func reason(_ error: KingfisherError) -> String {
         switch error {
+        case .responseError(reason: .URLSessionError(let underlying)):
+            if let failure = connectionFailure(underlying, url: nil) { return failure }
+            return clause(error.errorDescription ?? "\(error)")
         case .imageSettingError(reason: .dataProviderError(_, let underlying)):
             return "cannot read: \(describe(underlying))"
         case .imageSettingError(reason: .alternativeSourcesExhausted(let failures)):
-            let tried = failures.map { "\($0.source.url?.absoluteString ?? $0.source.cacheKey): \(reason($0.error))" }
+            let tried = failures.map { failure in
+                let text = connectionFailure(failure.error, url: failure.source.url) ?? reason(failure.error)
+                return "\(failure.source.url?.absoluteString ?? failure.source.cacheKey): \(text)"
+            }
             return "every source failed (\(failures.count) tried): " + tried.joined(separator: "; ")
         case .cacheError(reason: let .cannotCreateDirectory(path, underlying)):
             return "cannot create the cache folder \(path): \(describe(underlying))"

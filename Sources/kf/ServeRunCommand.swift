@@ -102,7 +102,9 @@ struct ServeRunCommand: ParsableCommand {
         logger.logLevel = level
         let server = ImageServer(
             configuration: configuration, manager: KingfisherManager(downloader: downloader, cache: cache), logger: logger)
+        let listening = Atomic<Bool>(false)
         let app = server.makeApplication(host: host, port: port) { [host] bound in
+            listening.store(true, ordering: .sequentiallyConsistent)
             // Scripts read the bound port from this line (with --port 0 it is chosen by the system).
             FileHandle.standardOutput.write(Data("kf serve: listening on http://\(host):\(bound)\n".utf8))
         }
@@ -114,8 +116,20 @@ struct ServeRunCommand: ParsableCommand {
         }
         done.wait()
         if let error = failure.withLock({ $0 }) {
-            throw CLIError.failure("the server stopped: \(error)")
+            if !listening.load(ordering: .sequentiallyConsistent) {
+                throw CLIError.failure(Self.listenFailure(error, host: host, port: port))
+            }
+            throw CLIError.failure("the server stopped: \(ErrorText.reason(of: error, verbose: false))")
         }
+    }
+
+    /// A server that could not start, in one line naming the address:
+    /// `could not listen on 127.0.0.1:8080: the address is already in use`.
+    static func listenFailure(_ error: any Error, host: String, port: Int) -> String {
+        var failure = NetworkFailure(listening: error) ?? NetworkFailure(error)
+        failure?.stage = .listening
+        guard let failure else { return "could not listen on \(host):\(port): \(ErrorText.reason(of: error, verbose: false))" }
+        return failure.description(host: host, port: port)
     }
 
     private func makeConfiguration() throws -> ImageServerConfiguration {

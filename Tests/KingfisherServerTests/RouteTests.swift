@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Kingfisher
+import KingfisherTestServer
 import Testing
 @testable import KingfisherServer
 
@@ -70,11 +71,69 @@ struct RouteTests {
             _ = try await harness.get(harness.path("/a.jpg"))
             _ = try await harness.get(harness.path("/a.jpg"))
             let metrics = try await harness.get("/metrics").text
-            #expect(metrics.contains(#"kf_serve_requests_total{status="200"} 2"#))
+            #expect(metrics.contains(#"kf_serve_requests_total{route="image",status="200"} 2"#))
+            #expect(metrics.contains(#"kf_serve_requests_total{route="health",status="200"} 1"#))
             #expect(metrics.contains(#"kf_serve_cache_total{tier="origin"} 1"#))
             #expect(metrics.contains(#"kf_serve_cache_total{tier="memory"} 1"#))
             #expect(metrics.contains("kf_serve_request_duration_seconds_bucket"))
             #expect(metrics.contains("kf_serve_upstream_bytes_total \(ServeKit.jpeg.count)"))
+        }
+    }
+
+    @Test("every request is one log line and counted, routes or not; what no route serves is refused with a reason")
+    func everyRequestIsLoggedAndCounted() async throws {
+        let log = LogCapture()
+        try await ServeKit.run(log: log) { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            #expect(try await harness.get(harness.path("/a.jpg")).status == .ok)
+            #expect(try await harness.get("/health").status == .ok)
+            #expect(try await harness.get("/metrics").status == .ok)
+
+            let unknown = try await harness.get("/favicon.ico")
+            #expect(unknown.status == .notFound)
+            #expect(unknown.headers[.contentType] == "text/plain; charset=utf-8")
+            #expect(unknown.text == "nothing is served at /favicon.ico: images are at /SIGNATURE/FORMAT/SPEC/SOURCE, and /health and /metrics are the other paths\n")
+
+            let post = try await harness.send(.post, "/health")
+            #expect(post.status == .methodNotAllowed)
+            #expect(post.headers[.allow] == "GET")
+            #expect(post.text == "POST is not answered: the server answers GET requests only\n")
+
+            let metrics = try await harness.get("/metrics").text
+            for line in [
+                #"kf_serve_requests_total{route="image",status="200"} 1"#,
+                #"kf_serve_requests_total{route="health",status="200"} 1"#,
+                #"kf_serve_requests_total{route="metrics",status="200"} 1"#,
+                #"kf_serve_requests_total{route="unmatched",status="404"} 1"#,
+                #"kf_serve_requests_total{route="unmatched",status="405"} 1"#,
+            ] {
+                #expect(metrics.contains(line), "\(line)")
+            }
+            // Only image requests are timed and in flight.
+            #expect(metrics.contains("kf_serve_request_duration_seconds_count 1"))
+        }
+        let lines = log.lines
+        #expect(lines.map(\.message).dropFirst() == ["GET /health", "GET /metrics", "GET /favicon.ico", "POST /health", "GET /metrics"])
+        #expect(lines.first?.message.hasPrefix("GET /") == true && lines.first?.metadata["cache"] == "origin")
+        for line in lines {
+            #expect(Set(line.metadata.keys).isSuperset(of: ["status", "bytes", "ms", "cache"]), "\(line)")
+        }
+        #expect(lines[1].level == .info && lines[1].metadata["status"] == "200" && lines[1].metadata["bytes"] == "3")
+        #expect(lines[3].level == .notice && lines[3].metadata["status"] == "404")
+        #expect(lines[3].metadata["reason"]?.hasPrefix("nothing is served at /favicon.ico") == true)
+        #expect(lines[4].metadata["status"] == "405" && lines[4].metadata["reason"] != nil)
+    }
+
+    @Test("an origin that refuses the connection is 502 naming its host and port")
+    func refusedOrigin() async throws {
+        try await ServeKit.run { harness in
+            let closed = try await TestHTTPServer.start()
+            let port = closed.port
+            let url = closed.url("/a.jpg")
+            try await closed.shutdown()
+            let response = try await harness.get(harness.server.path(for: url, spec: ImagePath.noProcessing, format: .png))
+            #expect(response.status == .badGateway)
+            #expect(response.text == "could not connect to 127.0.0.1:\(port): connection refused\n")
         }
     }
 

@@ -36,6 +36,27 @@ struct ServeCommandTests {
         }
     }
 
+    @Test("a port in use is one line naming the address, exit 1")
+    func busyPort() async throws {
+        let busy = try await TestHTTPServer.start()
+        // Bounded: were the port free after all, kf serve would run until stopped.
+        let run = try ChildProcess.run(
+            try ShutdownTests.kfURL().path, ["serve", "--port", "\(busy.port)", "--key", "k", "--allow-host", "a.example"],
+            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KF_SERVE_") }, timeLimit: 60)
+        try await busy.shutdown()
+        #expect(run.termination == .exited(1))
+        #expect(String(decoding: run.standardError, as: UTF8.self)
+            == "kf: could not listen on 127.0.0.1:\(busy.port): the address is already in use\n")
+    }
+
+    @Test("kf serve sign points at a processor spec's mistake and suggests the name")
+    func signSpecMistakes() throws {
+        let run = try Self.kf(["serve", "sign", "--key", "k", "--processor", "downsample(64x64)|>rund(8)", "https://a.example/x.jpg"])
+        #expect(run.status == 2)
+        #expect(run.error == "kf: bad --processor: in 'rund(8)': unknown processor 'rund' at column 20; did you mean 'round'? "
+            + "(see 'kf serve sign --help')\n")
+    }
+
     @Test("usage errors exit with 2 and one line", arguments: [
         ["serve", "sign", "https://a.example/x.jpg"],
         ["serve", "sign", "--key", "k", "ftp://a.example/x.jpg"],

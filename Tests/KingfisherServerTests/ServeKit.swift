@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import Kingfisher
 import KingfisherTestServer
+import KingfisherSynchronization
 import Logging
 @testable import KingfisherServer
 
@@ -20,6 +21,50 @@ struct ServeHarness: Sendable {
     /// GETs `path` from the image server.
     func get(_ path: String, headers: HTTPFields = [:]) async throws -> HummingbirdTesting.TestResponse {
         try await client.execute(uri: path, method: .get, headers: headers)
+    }
+
+    /// Sends `method` for `path` to the image server.
+    func send(_ method: HTTPRequest.Method, _ path: String) async throws -> HummingbirdTesting.TestResponse {
+        try await client.execute(uri: path, method: method)
+    }
+}
+
+/// The lines a logger wrote, for tests that read the request log.
+final class LogCapture: Sendable {
+    struct Line: Sendable, CustomStringConvertible {
+        var level: Logger.Level
+        var message: String
+        var metadata: [String: String]
+        var description: String {
+            "\(level) \(message) " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
+    }
+
+    private let captured = Mutex<[Line]>([])
+
+    /// Every line so far, in order.
+    var lines: [Line] { captured.withLock { $0 } }
+
+    /// A handler that records into this capture.
+    func handler() -> some LogHandler { Handler(capture: self) }
+
+    fileprivate func append(_ line: Line) { captured.withLock { $0.append(line) } }
+
+    private struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            var fields: [String: String] = [:]
+            for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) { fields[key] = "\(value)" }
+            capture.append(Line(level: event.level, message: "\(event.message)", metadata: fields))
+        }
     }
 }
 
@@ -54,6 +99,7 @@ enum ServeKit {
     static func run(
         seconds: Double = 30,
         clock: CacheClock? = nil,
+        log: LogCapture? = nil,
         configure: @Sendable (inout ImageServerConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (ServeHarness) async throws -> Void
     ) async throws {
@@ -70,11 +116,13 @@ enum ServeKit {
             signingKey: key, allowedSources: SourceAllowList(["127.0.0.1"]), allowedAddresses: ["127.0.0.1"],
             limits: limits, maxAge: 600)
         configure(&configuration)
-        var logger = Logger(label: "kf.serve.test")
-        logger.logLevel = .critical
+        var logger = log.map { log in Logger(label: "kf.serve.test") { _ in log.handler() } } ?? Logger(label: "kf.serve.test")
+        logger.logLevel = log == nil ? .critical : .info
         let server = ImageServer(
             configuration: configuration, manager: KingfisherManager(downloader: downloader, cache: cache), logger: logger)
+        // As kf serve's application has it (makeApplication).
         let router = Router()
+        router.add(middleware: server.unmatchedRequestMiddleware())
         server.addRoutes(to: router)
         let app = Application(router: router)
         do {

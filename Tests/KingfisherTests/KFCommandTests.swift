@@ -92,6 +92,55 @@ import Testing
         #expect(subcommandHelp.status == 0 && subcommandHelp.stdout.contains("Exit status: 0 on success"))
     }
 
+    /// A refused connection is one plain line naming the host and port.
+    @Test func aRefusedConnectionNamesTheHostAndPort() async throws {
+        let closed = try await TestHTTPServer.start()
+        let url = closed.url("/a.png").absoluteString
+        try await closed.shutdown()
+        let expected = "kf: \(url): could not connect to 127.0.0.1:\(closed.port): connection refused\n"
+        let info = try Self.run(["info", url])
+        #expect(info.status == 1)
+        #expect(info.stderr == expected)
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fetch = try Self.run(["fetch", url, "--cache-dir", directory.path])
+        #expect(fetch.status == 1)
+        // fetch words the error without its URL (the line starts with it): the port is named
+        // there, and what happened is the same plain words.
+        #expect(fetch.stderr.hasPrefix("kf: \(url): could not connect") && fetch.stderr.hasSuffix(": connection refused\n"))
+        #expect(!fetch.stderr.contains("errno") && fetch.stderr.split(separator: "\n").count == 1, "\(fetch.stderr)")
+    }
+
+    /// A TLS failure says what failed in words, without a dependency's file paths.
+    @Test func anUntrustedCertificateIsOnePlainLine() async throws {
+        let server = try await TestHTTPServer.start(tls: true)
+        server.route("/a.png", .ok(Data("x".utf8)))
+        let url = server.url("/a.png").absoluteString
+        let info = try Self.run(["info", url])
+        try await server.shutdown()
+        #expect(info.status == 1)
+        #expect(info.stderr == "kf: \(url): TLS handshake with localhost:\(server.port) failed: the certificate is not trusted\n")
+    }
+
+    /// A processor spec's mistake is named where it is, with the command's help pointed at once.
+    @Test func processorSpecMistakesSayWhereTheyAre() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("in.png")
+        try TestImages.gradient(width: 8, height: 8).encoded(as: .PNG).write(to: input)
+        let output = directory.appendingPathComponent("out.png").path
+        let pipe = try Self.run(["process", input.path, output, "--processor", "downsample(200x200)|round(20)"])
+        #expect(pipe.status == 2)
+        #expect(pipe.stderr == "kf: bad --processor: in 'downsample(200x200)|round(20)': a single '|' at column 20: "
+            + "processors are chained with '|>' (see 'kf process --help')\n")
+        let typo = try Self.run(["process", input.path, output, "--processor", "Downsample(4x4)|>blurr(2)"])
+        #expect(typo.status == 2)
+        #expect(typo.stderr == "kf: bad --processor: in 'blurr(2)': unknown processor 'blurr' at column 18; did you mean 'blur'? "
+            + "(see 'kf process --help')\n")
+        let cased = try Self.run(["process", input.path, output, "--processor", "Downsample(4x4)|>BlackWhite"])
+        #expect(cased.status == 0, "\(cased.stderr)")
+    }
+
     @Test func damagedInputsNeverEndInASignal() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -14,12 +14,14 @@ import Testing
 
     @Test(arguments: [
         ("", "empty"),
-        ("blur(4)|>", "empty"),
-        ("blur(4", "parentheses"),
-        ("blur(4))", "parentheses"),
-        ("(4)", "no name"),
-        ("blur(4,,2)", "argument is empty"),
-        ("blu r", "a step is a name"),
+        ("blur(4)|>", "a step is empty: there is nothing after the '|>' at column 8"),
+        ("blur(4)|>  |>round(2)", "a step is empty: there is nothing between the '|>' at column 8 and the one at column 12"),
+        ("blur(4", "the parenthesis '(' at column 5 is never closed"),
+        ("blur(4))", "a ')' at column 8 closes no parenthesis"),
+        ("(4)", "the step has no name before the '(' at column 1"),
+        ("blur(4,,2)", "an argument is empty at column 8"),
+        ("blu r", "unexpected 'r' at column 5: a step is a name"),
+        ("blur((4))", "a second '(' at column 6"),
     ])
     func malformedSpecsSayWhichPart(spec: String, expected: String) {
         do {
@@ -27,6 +29,25 @@ import Testing
             Issue.record("'\(spec)' parsed")
         } catch let error as ProcessorSpecError {
             #expect(error.description.contains(expected), "\(error)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    /// What is wrong and where, for specs a newcomer writes.
+    @Test(arguments: [
+        ("downsample(200x200)|round(20)", "in 'downsample(200x200)|round(20)': a single '|' at column 20: processors are chained with '|>'", 20),
+        ("blur(2)|", "in 'blur(2)|': a single '|' at column 8: processors are chained with '|>'", 8),
+        ("blur(2) > round(3)", "in 'blur(2) > round(3)': a '>' without '|' at column 9: processors are chained with '|>'", 9),
+        ("blur(2) |> round(3", "in 'round(3': the parenthesis '(' at column 17 is never closed", 17),
+    ])
+    func chainingMistakesSayWhereTheyAre(spec: String, expected: String, column: Int) {
+        do {
+            _ = try ProcessorSpec(parsing: spec)
+            Issue.record("'\(spec)' parsed")
+        } catch let error as ProcessorSpecError {
+            #expect(error.description == expected)
+            #expect(error.column == column)
         } catch {
             Issue.record("unexpected \(error)")
         }
@@ -75,6 +96,34 @@ import Testing
         let expected = DownsamplingImageProcessor(size: CGSize(width: 200, height: 200))
             |> RoundCornerImageProcessor(cornerRadius: 20) |> BlurImageProcessor(blurRadius: 4)
         #expect(chain.identifier == expected.identifier)
+    }
+
+    @Test func namesAreMatchedWithoutRegardToCase() throws {
+        let written = try ProcessorSpec(parsing: "Downsample(20x20)|>BLUR(2)|>blackwhite|>Blend(MULTIPLY,0.5)|>resize(9x9,Fit)").processor()
+        let expected = try ProcessorSpec(parsing: "downsample(20x20)|>blur(2)|>blackWhite|>blend(multiply,0.5)|>resize(9x9,fit)").processor()
+        #expect(written.identifier == expected.identifier)
+    }
+
+    /// An unknown name says so once, with the nearest name when there is one close enough, or
+    /// the list of names; no pointer to a command's help (the command adds its own).
+    @Test(arguments: [
+        ("blurr(2)", "in 'blurr(2)': unknown processor 'blurr' at column 1; did you mean 'blur'?"),
+        ("blur(2)|>rnd(4)", "in 'rnd(4)': unknown processor 'rnd' at column 10; did you mean 'round'?"),
+        ("downsampel(9x9)", "in 'downsampel(9x9)': unknown processor 'downsampel' at column 1; did you mean 'downsample'?"),
+        ("colourControls(0,1,1,0)", "in 'colourControls(0,1,1,0)': unknown processor 'colourControls' at column 1; did you mean 'colorControls'?"),
+        ("grayscale", "in 'grayscale': unknown processor 'grayscale' at column 1: the processors are downsample, resize, round, crop, blur, tint, overlay, colorControls, blackWhite, border, blend"),
+        ("blend(multipy,1)", "in 'blend(multipy,1)': unknown blend mode 'multipy'; did you mean 'multiply'?"),
+    ])
+    func unknownNamesSuggestTheNearest(spec: String, expected: String) {
+        do {
+            _ = try ProcessorSpec(parsing: spec).processor()
+            Issue.record("'\(spec)' built")
+        } catch let error as ProcessorSpecError {
+            #expect(error.description == expected)
+            #expect(!error.description.contains("--help"))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
     }
 
     @Test(arguments: [

@@ -56,6 +56,11 @@ extension KingfisherError.ResponseErrorReason {
         case .invalidHTTPStatusCode(let response):
             return "The server answered \(response.url?.absoluteString ?? "an unknown URL") with the invalid status \(response.statusCode)."
         case .URLSessionError(let error):
+            // A connection failure in plain words (never NIO's errno text or BoringSSL's file paths).
+            if let failure = NetworkFailure(error) {
+                let line = failure.description
+                return line.prefix(1).uppercased() + line.dropFirst() + "."
+            }
             return "The transfer failed: \(error)."
         case .dataModifyingFailed(let task):
             return "The downloader delegate rejected the data downloaded from \(task.originalURL.absoluteString)."

@@ -30,19 +30,30 @@ extension ProcessorSpec {
         return chain
     }
 
+    /// The processor names, spelled as ``grammar`` shows them; a spec may write them in any case.
+    static let names = [
+        "downsample", "resize", "round", "crop", "blur", "tint", "overlay", "colorControls", "blackWhite", "border", "blend",
+    ]
+
     private static func processor(for step: Step) throws -> any ImageProcessor {
-        switch step.name {
+        guard let name = names.first(where: { $0.lowercased() == step.name.lowercased() }) else {
+            let guess = nearest(step.name, in: names).map { "; did you mean '\($0)'?" }
+                ?? ": the processors are \(names.joined(separator: ", "))"
+            throw ProcessorSpecError(
+                step: step.text, reason: "unknown processor '\(step.name)' at column \(step.column)\(guess)", column: step.column)
+        }
+        switch name {
         case "downsample":
             try step.expectArguments(1, 1, usage: "downsample(WxH)")
             return DownsamplingImageProcessor(size: try step.size(0, "the size"))
         case "resize":
             try step.expectArguments(1, 2, usage: "resize(WxH[,fit|fill])")
             let size = try step.size(0, "the size")
-            switch step.arguments.count > 1 ? step.arguments[1] : "none" {
+            switch step.arguments.count > 1 ? step.arguments[1].lowercased() : "none" {
             case "none": return ResizingImageProcessor(referenceSize: size, mode: .none)
             case "fit": return ResizingImageProcessor(referenceSize: size, mode: .aspectFit)
             case "fill": return ResizingImageProcessor(referenceSize: size, mode: .aspectFill)
-            case let other: throw ProcessorSpecError(step: step.text, reason: "the mode must be fit or fill, got '\(other)'")
+            default: throw ProcessorSpecError(step: step.text, reason: "the mode must be fit or fill, got '\(step.arguments[1])'")
             }
         case "round":
             try step.expectArguments(1, 2, usage: "round(R[,WxH])")
@@ -86,16 +97,56 @@ extension ProcessorSpec {
             return BorderImageProcessor(border: Border(color: color, lineWidth: width, radius: .point(radius)))
         case "blend":
             try step.expectArguments(2, 3, usage: "blend(MODE,ALPHA[,#RRGGBBAA])")
-            let name = try step.argument(0, "the mode")
-            guard let mode = BlendMode.allCases.first(where: { $0.specName == name }) else {
-                throw ProcessorSpecError(step: step.text, reason: "unknown blend mode '\(name)'")
+            let written = try step.argument(0, "the mode")
+            guard let mode = BlendMode.allCases.first(where: { $0.specName.lowercased() == written.lowercased() }) else {
+                let modes = BlendMode.allCases.map(\.specName)
+                let guess = nearest(written, in: modes).map { "; did you mean '\($0)'?" }
+                    ?? ": the modes are \(modes.joined(separator: ", "))"
+                throw ProcessorSpecError(step: step.text, reason: "unknown blend mode '\(written)'\(guess)")
             }
             let alpha = try unit(step.number(1, "the alpha"), "the alpha", step)
             let background = step.arguments.count > 2 ? try step.color(2, "the background") : nil
             return BlendImageProcessor(blendMode: mode, alpha: alpha, backgroundColor: background)
         default:
-            throw ProcessorSpecError(step: step.text, reason: "unknown processor '\(step.name)'; see the list in kf process --help")
+            throw ProcessorSpecError(step: step.text, reason: "unknown processor '\(step.name)'", column: step.column)
         }
+    }
+
+    /// The candidate closest to `word`, ignoring case, when it is close enough to be a slip: one
+    /// letter inserted, removed, replaced or swapped with a neighbour for names of up to four
+    /// letters, two up to seven, three for longer names.
+    static func nearest(_ word: String, in candidates: [String]) -> String? {
+        let typed = Array(word.lowercased())
+        var best: (candidate: String, distance: Int)?
+        for candidate in candidates {
+            let distance = editDistance(typed, Array(candidate.lowercased()))
+            let allowed = candidate.count <= 4 ? 1 : candidate.count <= 7 ? 2 : 3
+            guard distance <= allowed else { continue }
+            if distance < best?.distance ?? .max { best = (candidate, distance) }
+        }
+        return best?.candidate
+    }
+
+    /// Insertions, deletions, substitutions and swaps of adjacent characters that turn `a` into `b`.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous2 = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                var value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    value = min(value, previous2[j - 2] + 1)
+                }
+                current[j] = value
+            }
+            (previous2, previous, current) = (previous, current, previous2)
+        }
+        return previous[b.count]
     }
 
     private static func nonNegative(_ value: CGFloat, _ what: String, _ step: Step) throws -> CGFloat {

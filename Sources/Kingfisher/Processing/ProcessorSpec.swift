@@ -4,9 +4,10 @@ import Foundation
 /// `downsample(200x200)|>round(20)|>blur(4)`.
 ///
 /// Each step is a name with an optional parenthesised, comma-separated argument list. Sizes are
-/// `WxH` in points, colours `#RRGGBBAA` (or `#RRGGBB`), numbers plain decimals. ``processor()``
-/// builds the chain; both parsing and building throw ``ProcessorSpecError`` naming the step that is
-/// wrong. The spellings are listed in ``ProcessorSpec/grammar``.
+/// `WxH` in points, colours `#RRGGBBAA` (or `#RRGGBB`), numbers plain decimals. Names are matched
+/// without regard to case. ``processor()`` builds the chain; both parsing and building throw
+/// ``ProcessorSpecError`` naming the step that is wrong and, where the problem is at one place,
+/// its column. The spellings are listed in ``ProcessorSpec/grammar``.
 public struct ProcessorSpec: Sendable, Hashable {
     /// One `name(arguments)` step.
     public struct Step: Sendable, Hashable {
@@ -16,58 +17,141 @@ public struct ProcessorSpec: Sendable, Hashable {
         public var arguments: [String]
         /// The step as it was written, for messages.
         public var text: String
+        /// The 1-based column of the name in the whole spec.
+        var column = 1
     }
 
     /// The steps in order.
     public var steps: [Step]
 
-    /// Parses `text`; throws when a step is empty or its parentheses do not match.
+    /// Parses `text`; throws when a step is empty, a name is malformed, a parenthesis is not
+    /// matched or steps are joined by anything but `|>`.
     public init(parsing text: String) throws {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else {
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw ProcessorSpecError(step: text, reason: "the processor spec is empty")
         }
-        steps = try trimmed.components(separatedBy: "|>").map { try Self.parseStep($0) }
+        let characters = Array(text)
+        try Self.checkChaining(characters, text: text)
+        var steps: [Step] = []
+        var start = 0
+        var index = 0
+        while index <= characters.count {
+            let atSeparator = index + 1 < characters.count && characters[index] == "|" && characters[index + 1] == ">"
+            if index == characters.count || atSeparator {
+                steps.append(try Self.parseStep(characters, from: start, to: index, spec: text))
+                index += 2
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        self.steps = steps
     }
 
-    private static func parseStep(_ raw: String) throws -> Step {
-        let text = raw.trimmingCharacters(in: .whitespaces)
-        guard !text.isEmpty else {
-            throw ProcessorSpecError(step: raw, reason: "a step between '|>' is empty")
-        }
-        guard let open = text.firstIndex(of: "(") else {
-            guard text.allSatisfy({ $0.isLetter || $0.isNumber }) else {
-                throw ProcessorSpecError(step: text, reason: "a step is a name, optionally followed by (arguments)")
+    /// Throws at a `|` that is not followed by `>`, or a `>` that does not follow `|`.
+    private static func checkChaining(_ characters: [Character], text: String) throws {
+        for (offset, character) in characters.enumerated() {
+            if character == "|", offset + 1 >= characters.count || characters[offset + 1] != ">" {
+                throw ProcessorSpecError(
+                    step: text, reason: "a single '|' at column \(offset + 1): processors are chained with '|>'", column: offset + 1)
             }
-            return Step(name: text, arguments: [], text: text)
+            if character == ">", offset == 0 || characters[offset - 1] != "|" {
+                throw ProcessorSpecError(
+                    step: text, reason: "a '>' without '|' at column \(offset + 1): processors are chained with '|>'",
+                    column: offset + 1)
+            }
         }
-        guard text.hasSuffix(")"), text.filter({ $0 == "(" }).count == 1, text.filter({ $0 == ")" }).count == 1 else {
-            throw ProcessorSpecError(step: text, reason: "the parentheses do not match")
+    }
+
+    /// Parses `characters[start..<end]`, one step; columns in messages count from the start of the spec.
+    private static func parseStep(_ characters: [Character], from start: Int, to end: Int, spec: String) throws -> Step {
+        var first = start
+        while first < end, characters[first].isWhitespace { first += 1 }
+        var last = end
+        while last > first, characters[last - 1].isWhitespace { last -= 1 }
+        let text = String(characters[first..<last])
+        guard first < last else {
+            let position = start == 0 ? "before the '|>' at column \(end + 1)"
+                : end == characters.count ? "after the '|>' at column \(start - 1)"
+                : "between the '|>' at column \(start - 1) and the one at column \(end + 1)"
+            throw ProcessorSpecError(step: spec, reason: "a step is empty: there is nothing \(position)", column: first + 1)
         }
-        let name = String(text[..<open]).trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber }) else {
-            throw ProcessorSpecError(step: text, reason: "the step has no name before '('")
+        var index = first
+        while index < last, isNameCharacter(characters[index]) { index += 1 }
+        let name = String(characters[first..<index])
+        while index < last, characters[index].isWhitespace { index += 1 }
+        guard index < last else {
+            return Step(name: name, arguments: [], text: text, column: first + 1)
         }
-        let inner = text[text.index(after: open)..<text.index(before: text.endIndex)]
-        let arguments = inner.trimmingCharacters(in: .whitespaces).isEmpty
-            ? []
-            : inner.components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        if arguments.contains(where: \.isEmpty) {
-            throw ProcessorSpecError(step: text, reason: "an argument is empty")
+        guard characters[index] == "(" else {
+            let reason = characters[index] == ")"
+                ? "a ')' at column \(index + 1) closes no parenthesis"
+                : "unexpected '\(characters[index])' at column \(index + 1): a step is a name, optionally followed by (arguments)"
+            throw ProcessorSpecError(step: text, reason: reason, column: index + 1)
         }
-        return Step(name: name, arguments: arguments, text: text)
+        guard !name.isEmpty else {
+            throw ProcessorSpecError(step: text, reason: "the step has no name before the '(' at column \(index + 1)", column: index + 1)
+        }
+        let open = index
+        var arguments: [String] = []
+        var argumentStart = open + 1
+        index = open + 1
+        while true {
+            guard index < last else {
+                throw ProcessorSpecError(
+                    step: text, reason: "the parenthesis '(' at column \(open + 1) is never closed", column: open + 1)
+            }
+            let character = characters[index]
+            if character == "(" {
+                throw ProcessorSpecError(
+                    step: text, reason: "a second '(' at column \(index + 1): arguments cannot hold parentheses", column: index + 1)
+            }
+            if character == "," || character == ")" {
+                let argument = String(characters[argumentStart..<index]).trimmingCharacters(in: .whitespaces)
+                let onlyEmptyList = character == ")" && arguments.isEmpty && argument.isEmpty
+                if argument.isEmpty, !onlyEmptyList {
+                    throw ProcessorSpecError(
+                        step: text, reason: "an argument is empty at column \(index + 1)", column: index + 1)
+                }
+                if !onlyEmptyList { arguments.append(argument) }
+                argumentStart = index + 1
+                if character == ")" { break }
+            }
+            index += 1
+        }
+        let close = index
+        guard close + 1 == last else {
+            let next = close + 1
+            let reason = characters[next] == ")"
+                ? "a ')' at column \(next + 1) closes no parenthesis"
+                : "unexpected '\(characters[next])' at column \(next + 1), after the ')' that ends the arguments"
+            throw ProcessorSpecError(step: text, reason: reason, column: next + 1)
+        }
+        return Step(name: name, arguments: arguments, text: text, column: first + 1)
+    }
+
+    private static func isNameCharacter(_ character: Character) -> Bool {
+        character.isLetter || character.isNumber
     }
 }
 
 /// A processor spec that cannot be parsed or built, naming the step and what is wrong with it.
 public struct ProcessorSpecError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
-    /// The step as written.
+    /// The step as written (the whole spec when the problem is between steps).
     public var step: String
-    /// What is wrong with it.
+    /// What is wrong with it, with the column where the problem is when it is at one place.
     public var reason: String
+    /// The 1-based column in the whole spec where the problem is, when it is at one place.
+    public var column: Int?
+
+    init(step: String, reason: String, column: Int? = nil) {
+        self.step = step
+        self.reason = reason
+        self.column = column
+    }
 
     /// The failing step and what is wrong with it.
-    public var description: String { "in '\(step)': \(reason)" }
+    public var description: String { step.isEmpty ? reason : "in '\(step)': \(reason)" }
     /// The same as ``description``.
     public var errorDescription: String? { description }
 }

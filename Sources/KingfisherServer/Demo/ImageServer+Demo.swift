@@ -9,17 +9,25 @@ extension ImageServer {
     /// only for trusted networks.
     func addDemoRoutes<Context: RequestContext>(to router: some RouterMethods<Context>, samples: [URL]) {
         let page = DemoPage.html(samples: samples)
-        router.get("") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
+        router.get("") { [self] request, _ in
+            answer(request, route: .demo) {
+                Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                         body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
+            }
         }
         router.get("demo/sign") { [self] request, _ in
+            let start = ContinuousClock.now
+            let response: Response
+            var reason: String?
             do {
-                return try demoSignature(request)
+                response = try demoSignature(request)
             } catch {
                 let failure = error as? ImageServerError ?? ImageServerError(.badRequest, "\(error)")
-                return failure.response()
+                reason = failure.reason
+                response = failure.response()
             }
+            record(request, route: .demo, response: response, since: start, tier: nil, reason: reason)
+            return response
         }
     }
 

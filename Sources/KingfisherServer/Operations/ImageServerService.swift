@@ -25,7 +25,8 @@ public struct ImageServerService: Service {
 
 extension ImageServer {
     /// A Hummingbird application serving only this server's routes on `host`:`port` (port 0
-    /// picks a free one), with ``ImageServerService`` among its services.
+    /// picks a free one), with ``ImageServerService`` among its services; other paths and methods
+    /// are refused by ``unmatchedRequestMiddleware()``.
     ///
     /// `onServerRunning` receives the bound port once the server accepts connections. Run it with
     /// `runService()` to stop gracefully on SIGTERM and SIGINT.
@@ -33,6 +34,7 @@ extension ImageServer {
         host: String = "127.0.0.1", port: Int, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router()
+        router.add(middleware: unmatchedRequestMiddleware())
         addRoutes(to: router)
         return Application(
             router: router,

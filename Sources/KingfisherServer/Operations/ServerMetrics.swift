@@ -6,9 +6,11 @@ import KingfisherSynchronization
 /// The server's metrics, kept in its own Prometheus registry and written out by `/metrics`.
 ///
 /// Nothing is bootstrapped globally, so several servers (or tests) in one process keep separate
-/// figures. Names: `kf_serve_requests_total{status}`, `kf_serve_request_duration_seconds`
-/// (histogram), `kf_serve_cache_total{tier}` (`memory`, `disk`, `shared`, `origin`, `revalidated`),
-/// `kf_serve_upstream_bytes_total` and `kf_serve_requests_in_flight` (image requests being answered).
+/// figures. Names: `kf_serve_requests_total{route,status}` (every answered request; `route` is
+/// `image`, `health`, `metrics`, `demo` or `unmatched`), `kf_serve_request_duration_seconds`
+/// (histogram of image requests), `kf_serve_cache_total{tier}` (`memory`, `disk`, `shared`,
+/// `origin`, `revalidated`), `kf_serve_upstream_bytes_total` and `kf_serve_requests_in_flight`
+/// (image requests being answered).
 public final class ServerMetrics: Sendable {
     /// The registry the metrics live in.
     public let registry: PrometheusCollectorRegistry
@@ -17,7 +19,7 @@ public final class ServerMetrics: Sendable {
     private let upstreamBytes: CoreMetrics.Counter
     private let inFlightGauge: CoreMetrics.Gauge
     private let inFlight = Atomic<Int>(0)
-    private let requestCounters = Mutex<[Int: CoreMetrics.Counter]>([:])
+    private let requestCounters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let tierCounters: [CacheTier: CoreMetrics.Counter]
 
     /// Metrics in a new registry.
@@ -41,23 +43,30 @@ public final class ServerMetrics: Sendable {
         self.tierCounters = tiers
     }
 
-    /// Counts a request that started; ``recordRequest(status:nanoseconds:)`` ends it.
+    /// Counts an image request that started; ``requestEnded()`` ends it.
     func requestStarted() {
         let now = inFlight.wrappingAdd(1, ordering: .relaxed).newValue
         inFlightGauge.record(now)
     }
 
-    /// Records one answered request.
-    func recordRequest(status: Int, nanoseconds: Int64) {
+    /// Counts an image request that ended.
+    func requestEnded() {
+        inFlightGauge.record(inFlight.wrappingSubtract(1, ordering: .relaxed).newValue)
+    }
+
+    /// Records one answered request; the duration of image requests goes to the histogram.
+    func recordRequest(route: ServerRoute, status: Int, nanoseconds: Int64) {
         let counter = requestCounters.withLock { counters -> CoreMetrics.Counter in
-            if let counter = counters[status] { return counter }
-            let counter = CoreMetrics.Counter(label: "kf_serve_requests_total", dimensions: [("status", String(status))], factory: factory)
-            counters[status] = counter
+            let key = "\(route.rawValue) \(status)"
+            if let counter = counters[key] { return counter }
+            let counter = CoreMetrics.Counter(
+                label: "kf_serve_requests_total", dimensions: [("route", route.rawValue), ("status", String(status))],
+                factory: factory)
+            counters[key] = counter
             return counter
         }
         counter.increment()
-        duration.recordNanoseconds(nanoseconds)
-        inFlightGauge.record(inFlight.wrappingSubtract(1, ordering: .relaxed).newValue)
+        if route == .image { duration.recordNanoseconds(nanoseconds) }
     }
 
     /// Records where a rendition came from.

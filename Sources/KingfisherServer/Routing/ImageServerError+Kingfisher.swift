@@ -52,7 +52,12 @@ extension ImageServerError {
         case .responseIncomplete(_, let expected, let received):
             self.init(.badGateway, "the origin closed the connection after \(received) of \(expected) bytes")
         case .URLSessionError(let error):
-            self.init(.badGateway, "the origin could not be reached: \(error)")
+            if let failure = NetworkFailure(error) {
+                // One plain line naming the origin's host and port, as `kf fetch` words it.
+                self.init(failure.timedOut ? .gatewayTimeout : .badGateway, failure.description(for: source))
+            } else {
+                self.init(.badGateway, "the origin could not be reached: \(error)")
+            }
         case .invalidURLResponse, .dataModifyingFailed, .noURLResponse, .cancelledByDelegate, .notModified:
             self.init(.badGateway, "the origin's response could not be used")
         }
