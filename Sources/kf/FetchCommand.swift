@@ -15,10 +15,18 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
         on standard error, 'kf: INPUT: what went wrong'. With several inputs a progress bar goes \
         to standard error on a terminal, otherwise a line every tenth of the work.
 
-        -o DIR (an existing folder, or a path ending in '/') writes each image into DIR, named \
-        from the URL's last path component and made unique; -o FILE needs a single input. The \
-        image is written in its own format: the original bytes without --processor, the \
-        processed image encoded in the original's format with it.
+        Without --processor the image is cached as the bytes downloaded (or read), checked by \
+        their header without decoding them; --re-encode caches it decoded and encoded again in \
+        its format instead (JPEG at quality 1, Kingfisher's default). With --processor the \
+        processed image is cached, encoded in the original's format.
+
+        -o DIR (an existing folder, or a path ending in '/') writes each image into DIR in its \
+        own format, named from the URL's last path component with that format's extension and \
+        made unique; -o FILE needs a single input and is written in the format its extension \
+        names (.jpg or .jpeg JPEG, .png PNG, .webp WebP, .gif GIF; any other, its own format). \
+        Bytes already in that format (the original without --processor, the cached processed \
+        image with it) are written unchanged; otherwise the image is encoded. The format on the \
+        line is the format written.
 
         Exit status: 0 when every input was retrieved, 1 when any failed, 2 on a usage error.
 
@@ -42,6 +50,9 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
 
     @Flag(name: .customLong("only-from-cache"), help: "Answer only from the cache; a miss is an error and nothing is downloaded.")
     var onlyFromCache = false
+
+    @Flag(name: .customLong("re-encode"), help: "Without --processor, cache the image decoded and encoded again (JPEG at quality 1) instead of the bytes downloaded.")
+    var reencode = false
 
     @Flag(help: "Print one JSON object per input instead of text.")
     var json = false
@@ -76,12 +87,20 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
 
         let cache = try location.openCache(output: outputOptions)
         let manager = KingfisherManager(downloader: .default, cache: cache)
-        var options: KingfisherOptionsInfo = [.processor(chain), .waitForCache, .callbackQueue(.untouch)]
+        let storage = Storage(chain: chain, reencode: reencode)
+        var options: KingfisherOptionsInfo = storage.options(chain: chain) + [.waitForCache, .callbackQueue(.untouch)]
         if forceRefresh { options.append(.forceRefresh) }
         if onlyFromCache { options.append(.onlyFromCache) }
+        let processed = !chain.identifier.isEmpty
+        let optionsFor: (Source) -> KingfisherOptionsInfo = { source in
+            guard processed else { return options }
+            // Processed from an original found in the cache, the image keeps that original's format.
+            let original = Retrieval.cachedFormat(of: source, identifier: "", in: cache)
+            return options + [.cacheSerializer(OriginalFormatSerializer(fallback: original))]
+        }
         let bar = unique.count >= 2 && outputOptions.showsProgress ? ProgressReporter(label: "fetch", total: unique.count) : nil
         let collected = Locked(Tally())
-        Retrieval.retrieveAll(unique.map { sources[$0] }, manager: manager, options: options, concurrency: 8) { index, outcome, elapsed in
+        Retrieval.retrieveAll(unique.map { sources[$0] }, manager: manager, options: optionsFor, concurrency: 8) { index, outcome, elapsed in
             // Drawn under the lock, so no count is overtaken by a smaller one.
             collected.update { tally in
                 let (done, failed) = tally.record(outcome, elapsed: elapsed, at: index)
@@ -101,7 +120,8 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
             let input = inputs[index]
             if let position = positions[index] {
                 let (line, failure) = self.line(for: source, input: input, outcome: results[position],
-                                                cache: cache, chain: chain, destination: destination, names: &names)
+                                                cache: cache, chain: chain, storage: storage, destination: destination,
+                                                names: &names)
                 lines[source.cacheKey] = line
                 if let failure {
                     failures += 1
@@ -123,6 +143,32 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
         throw unique.count > 1 ? CLIError.failure("\(failures) of \(unique.count) inputs failed") : CLIError.reported
     }
 
+    /// The bytes, format and size of a retrieved image.
+    ///
+    /// Without a processor the bytes are those downloaded (or read) when the image was retrieved
+    /// now, else the cache entry; with one, the cache entry of the processed image, written before
+    /// the retrieval ended (`.waitForCache`). Under ``Storage/original`` the retrieval decoded
+    /// nothing, and the size comes from the bytes' header.
+    static func retrieved(
+        _ value: RetrieveImageResult, source: Source, cache: ImageCache, chain: any ImageProcessor, storage: Storage
+    ) throws -> RetrievedImage {
+        let processed = !chain.identifier.isEmpty
+        let entry = { Retrieval.cachedBytes(of: source, identifier: chain.identifier, in: cache) }
+        let bytes = processed || value.cacheType != .none ? entry() ?? (processed ? nil : value.data()) : value.data()
+        switch storage {
+        case .original:
+            guard let bytes else { throw Reason(description: "the image bytes are missing from the cache") }
+            let header = try ImageHeader(data: bytes)
+            let size = header.orientedPixelSize
+            return RetrievedImage(bytes: bytes, format: header.format, width: size.width, height: size.height, image: nil)
+        case .reencoded:
+            // A processed image without its cache entry takes the original's format.
+            let format = (bytes ?? value.data()).map { ImageFormat(data: $0) } ?? .unknown
+            return RetrievedImage(bytes: bytes, format: format, width: value.image.pixelWidth,
+                                  height: value.image.pixelHeight, image: value.image)
+        }
+    }
+
     /// The outcomes so far, by index among the unique inputs.
     struct Tally: Sendable {
         /// Each finished input's outcome and time, by its index among the unique inputs.
@@ -141,27 +187,29 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
     /// The line for one unique input, and its error when it failed.
     private func line(
         for source: Source, input: String, outcome: (Retrieval.Outcome, Duration)?,
-        cache: ImageCache, chain: any ImageProcessor, destination: FetchDestination, names: inout OutputNames
+        cache: ImageCache, chain: any ImageProcessor, storage: Storage, destination: FetchDestination,
+        names: inout OutputNames
     ) -> (Line, (any Error)?) {
         var line = Line(url: source.url?.absoluteString ?? input)
         let failure: any Error
         switch outcome?.0 {
         case .success(let value)?:
             line.cacheType = Retrieval.name(of: value.cacheType)
-            line.width = value.image.pixelWidth
-            line.height = value.image.pixelHeight
-            let original = value.data() ?? Retrieval.cachedBytes(of: source, identifier: chain.identifier, in: cache)
-            let format = original.map { ImageFormat(data: $0) } ?? .unknown
-            line.format = format.rawValue
             do {
-                line.output = try destination.write(value.image, original: original, format: format, source: source,
-                                                    unprocessed: chain.identifier.isEmpty, names: &names)
+                let image = try Self.retrieved(value, source: source, cache: cache, chain: chain, storage: storage)
+                line.width = image.width
+                line.height = image.height
+                line.format = image.format.rawValue
+                if let (path, format) = try destination.write(image, source: source, names: &names) {
+                    line.output = path
+                    line.format = format.rawValue
+                }
                 return (line, nil)
             } catch {
                 failure = error
             }
         case .failure(let error)?:
-            failure = error
+            failure = Retrieval.explained(error)
         case nil:
             failure = Reason(description: "not retrieved")
         }

@@ -1,7 +1,35 @@
 import Foundation
 import Kingfisher
 
+/// What one retrieval of `kf fetch` gave: the bytes of the image, their format and size.
+struct RetrievedImage {
+    /// Bytes that encode the image as retrieved: without a processor, the downloaded bytes on a
+    /// network run and the cache entry on a hit; with one, the cache entry of the processed image.
+    /// `nil` when there are none (a processed image whose cache entry could not be read).
+    var bytes: Data?
+    /// The image's own format: that of ``bytes``, else that of the original.
+    var format: ImageFormat
+    /// Pixel width, upright.
+    var width: Int
+    /// Pixel height, upright.
+    var height: Int
+    /// The decoded (and processed) image, when the retrieval decoded one; `nil` when only the
+    /// header of ``bytes`` was read.
+    var image: KFCrossPlatformImage?
+
+    /// The image for encoding in another format: ``image``, or ``bytes`` decoded now.
+    func decoded() throws -> KFCrossPlatformImage {
+        if let image { return image }
+        guard let bytes else { throw Reason(description: "no image bytes to convert") }
+        return try KFCrossPlatformImage(data: bytes)
+    }
+}
+
 /// Where `kf fetch -o` writes: nothing, one file, or a folder.
+///
+/// The format written: for `-o FILE` the one its extension names (`.jpg`/`.jpeg` JPEG, `.png`
+/// PNG, `.webp` WebP, `.gif` GIF), otherwise, and for `-o DIR`, the image's own format. Bytes
+/// already in that format are written unchanged; others are encoded from the image.
 enum FetchDestination {
     /// No `-o`: nothing is written.
     case none
@@ -34,49 +62,64 @@ enum FetchDestination {
         self = .file(URL(fileURLWithPath: output))
     }
 
-    /// Writes `image` for `source` and returns the path written, or `nil` without `-o`.
-    ///
-    /// Without a processor the original bytes are written; otherwise the image is encoded in
-    /// the original's format.
-    func write(
-        _ image: KFCrossPlatformImage, original: Data?, format: ImageFormat, source: Source, unprocessed: Bool,
-        names: inout OutputNames
-    ) throws -> String? {
+    /// The format an image of `format` is written in here: the file extension's, else its own
+    /// (PNG when that is unknown).
+    func format(for format: ImageFormat) -> ImageFormat {
+        if case .file(let url) = self, let named = ImageFormat(fileExtension: url.pathExtension) { return named }
+        return format == .unknown ? .PNG : format
+    }
+
+    /// Writes `fetched` for `source`; returns the path and the format written, or `nil` without `-o`.
+    func write(_ fetched: RetrievedImage, source: Source, names: inout OutputNames) throws -> (path: String, format: ImageFormat)? {
+        let target = format(for: fetched.format)
         let url: URL
         switch self {
         case .none: return nil
         case .file(let file): url = file
-        case .directory(let folder): url = names.unique(in: folder, for: source, format: format)
+        case .directory(let folder): url = names.unique(in: folder, for: source, format: target)
         }
         let bytes: Data
-        if unprocessed, let original {
+        if let original = fetched.bytes, ImageFormat(data: original) == target {
             bytes = original
-        } else if let encoded = image.kf.data(format: format) {
+        } else if let encoded = try fetched.decoded().kf.data(format: target) {
             bytes = encoded
         } else {
-            throw Reason(description: "the image could not be encoded as \(format)")
+            throw Reason(description: "the image could not be encoded as \(target)")
         }
         do {
             try bytes.write(to: url, options: .atomic)
         } catch {
             throw Reason(description: "cannot write \(url.path): \(describe(error))")
         }
-        return url.path
+        return (url.path, target)
     }
 }
 
 /// Output file names for `-o DIR`: the URL's last path component, made unique within the run
-/// and the folder.
+/// and the folder, with an extension that names the format written.
 struct OutputNames {
     private var used: Set<String> = []
 
-    /// A name in `folder` for `source` not used yet by this run or by a file there.
+    /// A name in `folder` for `source`, written as `format`, not used yet by this run or by a file
+    /// there.
+    ///
+    /// The URL's name is kept when its extension already names `format` (`photo.jpeg`); an
+    /// extension naming another image format is replaced (`photo.png` → `photo.jpg`); otherwise
+    /// the format's extension is added (`avatar` → `avatar.jpg`, `avatar.php` → `avatar.php.jpg`).
     mutating func unique(in folder: URL, for source: Source, format: ImageFormat) -> URL {
         var name = source.url?.lastPathComponent ?? ""
         if name.isEmpty || name == "/" { name = "image" }
-        let base = (name as NSString).deletingPathExtension
+        var base = name
         var ext = (name as NSString).pathExtension
-        if ext.isEmpty { ext = format.fileExtension ?? "img" }
+        switch ImageFormat(fileExtension: ext) {
+        case format?:
+            base = (name as NSString).deletingPathExtension
+        case _?:
+            base = (name as NSString).deletingPathExtension
+            ext = format.fileExtension ?? "img"
+        case nil:
+            ext = format.fileExtension ?? "img"
+        }
         var candidate = "\(base).\(ext)"
         var counter = 1
         while used.contains(candidate) || FileManager.default.fileExists(atPath: folder.appendingPathComponent(candidate).path) {

@@ -9,7 +9,10 @@ struct PrefetchCommand: ParsableCommand, HasOutputOptions {
         abstract: "Download images into the cache ahead of time, several at once.",
         discussion: """
         An image already cached (under its URL and the --processor) is skipped; the others are \
-        downloaded, processed and written to the disk cache, as ImagePrefetcher does. A URL given \
+        downloaded, processed and written to the disk cache, as ImagePrefetcher does. Without \
+        --processor the bytes downloaded are cached as they are, checked by their header without \
+        decoding them; --re-encode caches each image decoded and encoded again in its format \
+        instead (JPEG at quality 1, Kingfisher's default). A URL given \
         more than once counts once. On a terminal a progress bar goes to standard error, \
         otherwise a line every tenth of the work. At the end a summary goes to standard output \
         (with --json, one last line {"completed":N,"skipped":N,"failed":N}); each failed URL is \
@@ -36,6 +39,9 @@ struct PrefetchCommand: ParsableCommand, HasOutputOptions {
     var processor: String?
 
     @OptionGroup var location: CacheLocationOptions
+
+    @Flag(name: .customLong("re-encode"), help: "Without --processor, cache each image decoded and encoded again (JPEG at quality 1) instead of the bytes downloaded.")
+    var reencode = false
 
     @Flag(help: "End with one JSON line of counts instead of a text summary.")
     var json = false
@@ -97,7 +103,8 @@ struct PrefetchCommand: ParsableCommand, HasOutputOptions {
         // that counts it, and the completion last. The images go to disk only: keeping them in
         // memory would serve nothing in a process that ends here.
         let prefetcher = ImagePrefetcher(
-            sources: sources, options: [.processor(chain), .memoryCacheExpiration(.expired)], manager: manager,
+            sources: sources, options: Storage(chain: chain, reencode: reencode).options(chain: chain) + [.memoryCacheExpiration(.expired)],
+            manager: manager,
             progressBlock: { skipped, failed, completed in
                 bar?.update(done: skipped.count + failed.count + completed.count, failed: failed.count)
             },
@@ -124,7 +131,7 @@ struct PrefetchCommand: ParsableCommand, HasOutputOptions {
         for index in records.keys.sorted() {
             switch records[index] {
             case .failed(let error)?:
-                printError("kf: \(names[index]): " + ErrorText.reason(of: error, verbose: outputOptions.verbose))
+                printError("kf: \(names[index]): " + ErrorText.reason(of: Retrieval.explained(error), verbose: outputOptions.verbose))
             case let .cached(cacheType, took)?:
                 let what = cacheType.cached ? "skipped" : "completed"
                 outputOptions.note("\(names[index]): \(Retrieval.origin(of: sources[index], cacheType: cacheType)), \(what), \(milliseconds(took))")

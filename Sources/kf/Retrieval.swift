@@ -49,6 +49,16 @@ enum Retrieval {
         return try? Data(contentsOf: URL(fileURLWithPath: path))
     }
 
+    /// The format of the bytes the disk cache holds for `source` processed by `identifier`, read
+    /// from their first bytes; `.unknown` when there is no such entry.
+    static func cachedFormat(of source: Source, identifier: String, in cache: ImageCache) -> ImageFormat {
+        let path = cache.cachePath(forKey: source.cacheKey, processorIdentifier: identifier)
+        guard let file = FileHandle(forReadingAtPath: path) else { return .unknown }
+        defer { try? file.close() }
+        guard let head = try? file.read(upToCount: 16) else { return .unknown }
+        return ImageFormat(data: head)
+    }
+
     /// Where an image came from, for `--verbose`: `memory`, `disk`, `none (network)` or
     /// `none (file)`.
     static func origin(of source: Source, cacheType: CacheType) -> String {
@@ -62,10 +72,11 @@ enum Retrieval {
 
     /// Retrieves every source, at most `concurrency` at once, and waits for all of them.
     ///
-    /// `onEach` runs once per source, on the manager's threads (`.untouch`), with its index in
-    /// `sources` and the time from its start to its end; blocking this thread is safe.
+    /// `options` gives each source's options. `onEach` runs once per source, on the manager's
+    /// threads (`.untouch`), with its index in `sources` and the time from its start to its end;
+    /// blocking this thread is safe.
     static func retrieveAll(
-        _ sources: [Source], manager: KingfisherManager, options: KingfisherOptionsInfo, concurrency: Int,
+        _ sources: [Source], manager: KingfisherManager, options: (Source) -> KingfisherOptionsInfo, concurrency: Int,
         onEach: @escaping @Sendable (_ index: Int, _ outcome: Outcome, _ elapsed: Duration) -> Void
     ) {
         let slots = DispatchSemaphore(value: max(1, concurrency))
@@ -74,7 +85,7 @@ enum Retrieval {
             slots.wait()
             group.enter()
             let launched = ContinuousClock.now
-            manager.retrieveImage(with: source, options: options) { result in
+            manager.retrieveImage(with: source, options: options(source)) { result in
                 onEach(index, result, ContinuousClock.now - launched)
                 slots.signal()
                 group.leave()
