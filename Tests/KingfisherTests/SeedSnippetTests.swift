@@ -57,6 +57,28 @@ struct ArticleCacheKeys: CacheKeySnippet {
     }
 }
 
+/// Stands in for `UIButton`: a control whose shown images follow its state, as a toolkit's button
+/// adapter draws them.
+@MainActor final class TestButton: KingfisherControlStateImageSettable {
+    let stateImages = ControlStateImages()
+    let backgroundStateImages = ControlStateImages()
+    var state: KFControlState = .normal { didSet { redraw() } }
+    private(set) var shownImage: KFCrossPlatformImage?
+    private(set) var shownBackground: KFCrossPlatformImage?
+
+    nonisolated init() {}
+
+    func attach() {
+        stateImages.onChange = { [weak self] _ in self?.redraw() }
+        backgroundStateImages.onChange = { [weak self] _ in self?.redraw() }
+    }
+
+    private func redraw() {
+        shownImage = stateImages.image(for: state)
+        shownBackground = backgroundStateImages.image(for: state)
+    }
+}
+
 /// Article 000 §16: a custom indicator implements `startAnimatingView` / `stopAnimatingView`.
 @MainActor final class MyIndicator: Indicator {
     var isAnimating = false
@@ -443,5 +465,53 @@ extension SeedSnippetTests {
         #expect(report.hashes == [cache.hash(forKey: "short")])
         #expect(!FileManager.default.fileExists(atPath: shortFile))
         #expect(FileManager.default.fileExists(atPath: longFile))
+    }
+
+    @Test func buttonImagesPerState() async throws {
+        try await ViewKit.run { env in
+            let gate = TestGate()
+            env.server.route("/first.png", .held(ViewKit.png(2), gate: gate))
+            env.server.route("/normal.png", .ok(ViewKit.png(9)))
+            env.server.route("/pressed.png", .ok(ViewKit.png(4)))
+            env.server.route("/back.png", .ok(ViewKit.png(6)))
+            let button = TestButton()
+            button.attach()
+            let url = env.server.url("/first.png"), highlightedURL = env.server.url("/pressed.png")
+            let backgroundURL = env.server.url("/back.png")
+            let results = Recorder<String>()
+            // 000 §7, with the test's cache and downloader added to each call's options.
+            let placeholder = KFCrossPlatformImage(named: "seed-placeholder", in: .module)
+            button.kf.setImage(with: url, for: .normal, placeholder: placeholder, options: env.options) { result in
+                results.record(result.notCurrent != nil ? "first superseded" : "first finished")
+            }
+            #expect(button.shownImage == placeholder && button.shownImage != nil)
+            button.kf.setImage(with: highlightedURL, for: .highlighted, options: env.options) { _ in results.record("highlighted finished") }
+            button.kf.setBackgroundImage(with: backgroundURL, for: .normal, options: env.options) { _ in results.record("background finished") }
+
+            let processor = RoundCornerImageProcessor(cornerRadius: 8)
+            button.kf.setImage(
+                with: env.server.url("/normal.png"),
+                for: .normal,
+                placeholder: nil,
+                options: [.processor(processor), .cacheSerializer(FormatIndicatedCacheSerializer.png)] + env.options,
+                completionHandler: { result in
+                    if case .failure = result { print("加载失败") }
+                    results.record("second finished")
+                }
+            )
+            gate.open()
+            // Each state's request is its own: only the earlier normal-state request is superseded.
+            #expect(Set(await results.wait(for: 4)) == ["first superseded", "second finished", "highlighted finished", "background finished"])
+            #expect(button.shownImage?.pixelWidth == 10)
+            #expect(button.shownBackground?.pixelWidth == 7)
+            button.state = .highlighted
+            #expect(button.shownImage?.pixelWidth == 5)
+            #expect(button.shownBackground?.pixelWidth == 7, "no highlighted background: the normal one")
+            button.state = [.highlighted, .focused]
+            #expect(button.shownImage?.pixelWidth == 5, "focus alone does not hide the highlighted image")
+            button.state = .disabled
+            #expect(button.shownImage?.pixelWidth == 10)
+            #expect(button.kf.taskIdentifier(for: .normal) == nil && button.kf.taskIdentifier(for: .selected) == nil)
+        }
     }
 }
