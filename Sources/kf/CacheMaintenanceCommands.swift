@@ -97,7 +97,8 @@ struct CacheClearCommand: ParsableCommand, HasOutputOptions {
         if !yes {
             let present = try about(location.label) { try storage.entries() }
             if !present.isEmpty {
-                let question = "kf: remove all \(present.count) entries (\(CacheText.bytes(CacheText.totalBytes(present)))) "
+                let what = present.count == 1 ? "the 1 entry" : "all \(present.count) entries"
+                let question = "kf: remove \(what) (\(CacheText.bytes(CacheText.totalBytes(present)))) "
                     + "from \(storage.directoryURL.path)? [y/N] "
                 FileHandle.standardError.write(Data(question.utf8))
                 guard Self.confirmed(readLine(strippingNewline: true)) else {

@@ -127,10 +127,10 @@ struct RouteTests {
     @Test("an origin that refuses the connection is 502 naming its host and port")
     func refusedOrigin() async throws {
         try await ServeKit.run { harness in
-            let closed = try await TestHTTPServer.start()
+            let closed = try RefusingPort()
+            defer { closed.close() }
             let port = closed.port
             let url = closed.url("/a.jpg")
-            try await closed.shutdown()
             let response = try await harness.get(harness.server.path(for: url, spec: ImagePath.noProcessing, format: .png))
             #expect(response.status == .badGateway)
             #expect(response.text == "could not connect to 127.0.0.1:\(port): connection refused\n")

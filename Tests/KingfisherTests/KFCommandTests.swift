@@ -93,10 +93,10 @@ import Testing
     }
 
     /// A refused connection is one plain line naming the host and port.
-    @Test func aRefusedConnectionNamesTheHostAndPort() async throws {
-        let closed = try await TestHTTPServer.start()
+    @Test func aRefusedConnectionNamesTheHostAndPort() throws {
+        let closed = try RefusingPort()
+        defer { closed.close() }
         let url = closed.url("/a.png").absoluteString
-        try await closed.shutdown()
         let expected = "kf: \(url): could not connect to 127.0.0.1:\(closed.port): connection refused\n"
         let info = try Self.run(["info", url])
         #expect(info.status == 1)
