@@ -16,8 +16,10 @@ struct ServeRunCommand: ParsableCommand {
         --insecure-unsigned is given. Only sources named by --allow-host are fetched, and never \
         from loopback, private, link-local or metadata addresses unless --allow-address or \
         --allow-private-addresses allows them. GET /health answers 'ok', GET /metrics the \
-        Prometheus metrics. SIGTERM or SIGINT stops accepting, finishes the requests in flight, \
-        then exits with 0. Exit status 1 when the server cannot start, 2 on a usage error.
+        Prometheus metrics; another path is 404 and another method 405, with the reason in the \
+        body as for every refusal. Each request is one log line. SIGTERM or SIGINT stops \
+        accepting, finishes the requests in flight, then exits with 0. Exit status 1 when the \
+        server cannot start (e.g. the port is in use), 2 on a usage error.
         """
     )
 
