@@ -52,6 +52,7 @@ static inline GtkListItem *kf_gtk_list_item(gpointer instance) { return GTK_LIST
 static inline GtkGridView *kf_gtk_grid_view(gpointer instance) { return GTK_GRID_VIEW(instance); }
 static inline GtkScrolledWindow *kf_gtk_scrolled_window(gpointer instance) { return GTK_SCROLLED_WINDOW(instance); }
 static inline GtkBox *kf_gtk_box(gpointer instance) { return GTK_BOX(instance); }
+static inline GtkButton *kf_gtk_button(gpointer instance) { return GTK_BUTTON(instance); }
 static inline GtkMenuButton *kf_gtk_menu_button(gpointer instance) { return GTK_MENU_BUTTON(instance); }
 static inline GtkHeaderBar *kf_gtk_header_bar(gpointer instance) { return GTK_HEADER_BAR(instance); }
 static inline GtkLabel *kf_gtk_label(gpointer instance) { return GTK_LABEL(instance); }
