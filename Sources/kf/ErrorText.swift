@@ -100,6 +100,12 @@ func describe(_ error: any Error) -> String {
     return String(describing: error)
 }
 
+/// ``describe(_:)`` for an error about `url`: a connection failure names its host and port
+/// (`could not connect to 127.0.0.1:9: connection refused`).
+func describe(_ error: any Error, url: URL?) -> String {
+    ErrorText.connectionFailure(error, url: url) ?? describe(error)
+}
+
 /// How `kf` words errors: one line, `kf: INPUT: what went wrong`.
 enum ErrorText {
     /// The line for `error` (without the `kf: ` prefix); verbose adds the error's code and the
@@ -116,13 +122,14 @@ enum ErrorText {
     /// What went wrong, for any error; verbose adds the details in brackets. A connection failure
     /// names the host and port of `url` when it is given (else those the error names).
     static func reason(of error: any Error, verbose: Bool, url: URL? = nil) -> String {
-        let short = url.flatMap { connectionFailure(error, url: $0) } ?? describe(error)
+        let short = describe(error, url: url)
         guard verbose, let details = details(of: error) else { return short }
         return "\(short) [\(details)]"
     }
 
     /// A failure to connect, shake hands or exchange with `url`'s host as one line naming its host
-    /// and port: `could not connect to 127.0.0.1:9: connection refused`.
+    /// and port: `could not connect to 127.0.0.1:9: connection refused`; without `url`, the host
+    /// and port the error names, if any.
     static func connectionFailure(_ error: any Error, url: URL?) -> String? {
         guard let failure = NetworkFailure(error) else { return nil }
         return failure.description(for: url)
