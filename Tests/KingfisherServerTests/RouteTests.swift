@@ -124,6 +124,17 @@ struct RouteTests {
         #expect(lines[4].metadata["status"] == "405" && lines[4].metadata["reason"] != nil)
     }
 
+    @Test("a 404 that an application's own route throws is left alone")
+    func applicationNotFound() async throws {
+        try await ServeKit.run(applicationRoutes: { router in
+            router.get("users/:id") { _, _ -> Response in throw HTTPError(.notFound, message: "no such user") }
+        }) { harness in
+            let response = try await harness.get("/users/7")
+            #expect(response.status == .notFound)
+            #expect(response.text.contains("no such user") && !response.text.contains("nothing is served"))
+        }
+    }
+
     @Test("an origin that refuses the connection is 502 naming its host and port")
     func refusedOrigin() async throws {
         try await ServeKit.run { harness in

@@ -101,6 +101,7 @@ enum ServeKit {
         clock: CacheClock? = nil,
         log: LogCapture? = nil,
         configure: @Sendable (inout ImageServerConfiguration) -> Void = { _ in },
+        applicationRoutes: (Router<BasicRequestContext>) -> Void = { _ in },
         _ body: @escaping @Sendable (ServeHarness) async throws -> Void
     ) async throws {
         let origin = try await TestHTTPServer.start()
@@ -124,6 +125,7 @@ enum ServeKit {
         let router = Router()
         router.add(middleware: server.unmatchedRequestMiddleware())
         server.addRoutes(to: router)
+        applicationRoutes(router)
         let app = Application(router: router)
         do {
             try await withWatchdog(.seconds(seconds)) {

@@ -25,8 +25,9 @@ struct UnmatchedRequestMiddleware<Context: RequestContext>: RouterMiddleware {
         let start = ContinuousClock.now
         do {
             return try await next(request, context)
-        } catch let error as HTTPError where error.status == .notFound {
-            // Hummingbird's router throws this when neither the path nor the method matched.
+        } catch let error as HTTPError where error.status == .notFound && context.endpointPath == "NotFound" {
+            // Hummingbird's router throws this, and names the endpoint so, when neither the path
+            // nor the method matched; a 404 a route of the application throws passes through.
             let refusal = Self.refusal(for: request)
             var response = refusal.response()
             if refusal.status == .methodNotAllowed { response.headers[.allow] = "GET" }
