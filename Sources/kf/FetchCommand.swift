@@ -154,7 +154,12 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
     ) throws -> RetrievedImage {
         let processed = !chain.identifier.isEmpty
         let entry = { Retrieval.cachedBytes(of: source, identifier: chain.identifier, in: cache) }
-        let bytes = processed || value.cacheType != .none ? entry() ?? (processed ? nil : value.data()) : value.data()
+        let bytes: Data?
+        if !processed, value.cacheType == .none {
+            bytes = value.data()
+        } else {
+            bytes = entry() ?? (processed ? nil : value.data())
+        }
         switch storage {
         case .original:
             guard let bytes else { throw Reason(description: "the image bytes are missing from the cache") }
