@@ -125,7 +125,8 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
                 lines[source.cacheKey] = line
                 if let failure {
                     failures += 1
-                    printError("kf: \(input): " + ErrorText.reason(of: failure, verbose: outputOptions.verbose))
+                    printError("kf: \(input): " + ErrorText.reason(
+                        of: failure, verbose: outputOptions.verbose, url: Retrieval.remoteURL(input)))
                 } else if case let (.success(value), elapsed)? = results[position] {
                     outputOptions.note("\(input): \(Retrieval.origin(of: source, cacheType: value.cacheType)), \(milliseconds(elapsed))")
                 }
@@ -218,7 +219,7 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
         case nil:
             failure = Reason(description: "not retrieved")
         }
-        line.error = oneLine("\(input): \(describe(failure))")
+        line.error = oneLine("\(input): \(describe(failure, url: Retrieval.remoteURL(input)))")
         return (line, failure)
     }
 }

@@ -131,7 +131,8 @@ struct PrefetchCommand: ParsableCommand, HasOutputOptions {
         for index in records.keys.sorted() {
             switch records[index] {
             case .failed(let error)?:
-                printError("kf: \(names[index]): " + ErrorText.reason(of: Retrieval.explained(error), verbose: outputOptions.verbose))
+                printError("kf: \(names[index]): " + ErrorText.reason(
+                    of: Retrieval.explained(error), verbose: outputOptions.verbose, url: sources[index].url))
             case let .cached(cacheType, took)?:
                 let what = cacheType.cached ? "skipped" : "completed"
                 outputOptions.note("\(names[index]): \(Retrieval.origin(of: sources[index], cacheType: cacheType)), \(what), \(milliseconds(took))")
