@@ -109,9 +109,10 @@ import Testing
     }
 
     @Test func aRefusedConnectionFailsAtOnceAsATransferError() async throws {
-        let closed = try await TestHTTPServer.start()
+        // Bound and never listening, so no other test's server can take the port meanwhile.
+        let closed = try RefusingPort()
+        defer { closed.close() }
         let url = closed.url("/gone.png")
-        try await closed.shutdown()
         let downloader = try ImageDownloader(name: "refused")
         // Far below the 10 s connect timeout: the failure is reported, not retried until then.
         try await DownloaderKit.bounded(5) {
