@@ -73,11 +73,14 @@ struct DiskFixture {
 
         storage.config.pathExtension = nil
         storage.config.autoExtAfterHashedFileName = true
-        // The extension follows the key's last dot; none when a query or a folder follows it.
+        // The extension follows the last dot; none when a query or a folder follows it.
         #expect(storage.cacheFileName(forKey: key) == hash)
         let plain = "https://example.com/path/photo.webp"
         #expect(storage.cacheFileName(forKey: plain) == "\(plain.kf.sha256).webp")
-        #expect(storage.cacheFileName(forKey: "avatar@2x.png") == "\("avatar@2x.png".kf.sha256).png")
+        // As in Kingfisher, the extension comes from the part before the first `@` (what follows
+        // is a processor identifier), so a name with `@` before its dot has none.
+        #expect(storage.cacheFileName(forKey: "avatar@2x.png") == "avatar@2x.png".kf.sha256)
+        #expect(storage.cacheFileName(forKey: "avatar.png@2x") == "\("avatar.png@2x".kf.sha256).png")
         #expect(storage.cacheFileName(forKey: "https://example.com/path") == "https://example.com/path".kf.sha256)
         #expect(storage.cacheFileName(forKey: "no-extension") == "no-extension".kf.sha256)
         #expect(storage.cacheFileName(forKey: "trailing.") == "trailing.".kf.sha256)
