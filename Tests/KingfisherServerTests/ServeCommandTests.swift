@@ -12,8 +12,8 @@ struct ServeCommandTests {
     }
 
     /// Runs `kf` with `arguments` and no `KF_SERVE_*` variables, and waits for it.
-    static func kf(_ arguments: [String]) throws -> Run {
-        let run = try ChildProcess.run(
+    static func kf(_ arguments: [String]) async throws -> Run {
+        let run = try await ChildProcess.run(
             try ShutdownTests.kfURL().path, arguments,
             environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KF_SERVE_") })
         return Run(status: run.termination.status, output: String(decoding: run.standardOutput, as: UTF8.self),
@@ -21,9 +21,9 @@ struct ServeCommandTests {
     }
 
     @Test("kf serve sign prints one signed path per source, the server's own spelling")
-    func sign() throws {
+    func sign() async throws {
         let sources = ["https://img.example.com/a.jpg", "http://127.0.0.1:8000/b c.png"]
-        let run = try Self.kf(["serve", "sign", "--key", "k1", "--processor", "downsample(200x200)|>round(20)", "--format", "webp"]
+        let run = try await Self.kf(["serve", "sign", "--key", "k1", "--processor", "downsample(200x200)|>round(20)", "--format", "webp"]
             + sources)
         #expect(run.status == 0, "\(run.error)")
         let lines = run.output.split(separator: "\n").map(String.init)
@@ -40,7 +40,7 @@ struct ServeCommandTests {
     func busyPort() async throws {
         let busy = try await TestHTTPServer.start()
         // Bounded: were the port free after all, kf serve would run until stopped.
-        let run = try ChildProcess.run(
+        let run = try await ChildProcess.run(
             try ShutdownTests.kfURL().path, ["serve", "--port", "\(busy.port)", "--key", "k", "--allow-host", "a.example"],
             environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KF_SERVE_") }, timeLimit: 60)
         try await busy.shutdown()
@@ -50,8 +50,8 @@ struct ServeCommandTests {
     }
 
     @Test("kf serve sign points at a processor spec's mistake and suggests the name")
-    func signSpecMistakes() throws {
-        let run = try Self.kf(["serve", "sign", "--key", "k", "--processor", "downsample(64x64)|>rund(8)", "https://a.example/x.jpg"])
+    func signSpecMistakes() async throws {
+        let run = try await Self.kf(["serve", "sign", "--key", "k", "--processor", "downsample(64x64)|>rund(8)", "https://a.example/x.jpg"])
         #expect(run.status == 2)
         #expect(run.error == "kf: bad --processor: in 'rund(8)': unknown processor 'rund' at column 20; did you mean 'round'? "
             + "(see 'kf serve sign --help')\n")
@@ -66,8 +66,8 @@ struct ServeCommandTests {
         ["serve", "--port", "0", "--key", "k"],
         ["serve", "--port", "70000", "--key", "k", "--allow-host", "a.example"],
     ])
-    func usageErrors(arguments: [String]) throws {
-        let run = try Self.kf(arguments)
+    func usageErrors(arguments: [String]) async throws {
+        let run = try await Self.kf(arguments)
         #expect(run.status == 2)
         #expect(run.error.hasPrefix("kf: "))
         #expect(run.error.split(separator: "\n").count == 1, "\(run.error)")

@@ -139,6 +139,23 @@ public final class ChildProcess: Sendable {
         return Run(termination: termination, standardOutput: output, standardError: errorText.withLock { $0 })
     }
 
+    /// ``run(_:_:environment:mergingStandardError:timeLimit:)`` from async code: the blocking
+    /// reads and the wait run on a Dispatch thread, so the caller's thread (one of the few that
+    /// run every test's async work) stays free while the child runs.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        mergingStandardError: Bool = false, timeLimit: Double? = nil
+    ) async throws -> Run {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    try run(executable, arguments, environment: environment,
+                            mergingStandardError: mergingStandardError, timeLimit: timeLimit) as Run
+                })
+            }
+        }
+    }
+
     /// Sends `signal` unless the child has already been reaped.
     public func signal(_ signal: Int32) {
         termination.withLock { ended in

@@ -116,25 +116,25 @@ import Glibc
     }
 
     @Test(.enabled(if: DiskFaultKit.canMount, "needs root and `mount -t tmpfs` (a tiny filesystem that really fills up)"))
-    func aCacheOpenedOnAFullDiskFailsWithAnErrorNotASignal() throws {
+    func aCacheOpenedOnAFullDiskFailsWithAnErrorNotASignal() async throws {
         let disk = try TinyDisk(size: 128 * 1024)
         defer { disk.unmount() }
         let filler = try DiskFaultKit.fill(disk.folder, leavingPages: 0)
         // Not one free page: touching a shared mapping of a file hole (the generation counter,
         // made with ftruncate) needs a page the filesystem cannot give, which is a SIGBUS, not an
         // error. Run it in a child process so that a crash fails this test, not the test runner.
-        let full = try Self.runStress(["open", disk.folder.path, "faults", "k"])
+        let full = try await Self.runStress(["open", disk.folder.path, "faults", "k"])
         #expect(full.status == 0, "cache-stress died: \(full.output)")
         #expect(full.output.contains("error"))
         try FileManager.default.removeItem(atPath: filler)
-        let roomy = try Self.runStress(["open", disk.folder.path, "faults", "k"])
+        let roomy = try await Self.runStress(["open", disk.folder.path, "faults", "k"])
         #expect(roomy.status == 0 && roomy.output.contains("stored"), "\(roomy.output)")
         FaultFigures.report("disk-full-open", ["child_exit": "\(full.status)"])
     }
 
     /// Runs `cache-stress` with `arguments`; its exit status (128 + the signal when killed) and output.
-    static func runStress(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let run = try ChildProcess.run(try DiskStorageProcessTests.stressURL().path, arguments, mergingStandardError: true)
+    static func runStress(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let run = try await ChildProcess.run(try DiskStorageProcessTests.stressURL().path, arguments, mergingStandardError: true)
         let status = run.termination.wasSignalled ? 128 + run.termination.status : run.termination.status
         return (status, String(decoding: run.standardOutput, as: UTF8.self))
     }

@@ -35,21 +35,21 @@ import Testing
         #expect(header.frameDurations.last == 0.1)
     }
 
-    @Test func kfInfoFramesListsEachDuration() throws {
+    @Test func kfInfoFramesListsEachDuration() async throws {
         let folder = try KFCommandTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("a.gif")
         try Self.gif(delays: [5, 20, nil]).write(to: file)
-        let text = try KFCommandTests.run(["info", "--frames", file.path])
+        let text = try await KFCommandTests.run(["info", "--frames", file.path])
         #expect(text.status == 0)
         #expect(text.stdout.contains("duration:    0.350 s per loop"))
         #expect(text.stdout.contains("frame 1:     0.050 s"))
         #expect(text.stdout.contains("frame 2:     0.200 s"))
         #expect(text.stdout.contains("frame 3:     0.100 s"))
-        let json = try KFCommandTests.run(["info", "--frames", "--json", file.path])
+        let json = try await KFCommandTests.run(["info", "--frames", "--json", file.path])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["frameDurations"] as? [Double] == [0.05, 0.2, 0.1])
-        let plain = try KFCommandTests.run(["info", "--json", file.path])
+        let plain = try await KFCommandTests.run(["info", "--json", file.path])
         #expect(!plain.stdout.contains("frameDurations"))
     }
 }

@@ -28,7 +28,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: parent) }
         let pngSize = try #require(TestImages.gradient(width: 20, height: 10).kf.pngRepresentation()).count
 
-        let info = try KFCommandTests.run(["cache", "info", "--cache-dir", parent.path, "--json"])
+        let info = try await KFCommandTests.run(["cache", "info", "--cache-dir", parent.path, "--json"])
         #expect(info.status == 0)
         let object = try Self.jsonObject(Substring(info.stdout))
         #expect(object["entries"] as? Int == 2)
@@ -36,24 +36,24 @@ import Testing
         #expect(object["path"] as? String == cache.diskStorage.directoryURL.path)
         #expect(object["oldestAccess"] is String)
 
-        let list = try KFCommandTests.run(["cache", "ls", "--cache-dir", parent.path, "--json"])
+        let list = try await KFCommandTests.run(["cache", "ls", "--cache-dir", parent.path, "--json"])
         #expect(list.status == 0)
         let lines = try list.stdout.split(separator: "\n").map(Self.jsonObject)
         let keys = Set(lines.compactMap { $0["key"] as? String })
         #expect(keys == ["https://example.com/one.png", "https://example.com/two.png@\(try Self.blurIdentifier())"])
         #expect(lines.allSatisfy { $0["expires"] is String && $0["lastAccess"] is String })
 
-        let text = try KFCommandTests.run(["cache", "ls", "--cache-dir", parent.path])
+        let text = try await KFCommandTests.run(["cache", "ls", "--cache-dir", parent.path])
         #expect(text.stdout.contains("https://example.com/one.png"))
     }
 
     @Test func pathNamesTheFileOfAKeyAndProcessor() async throws {
         let (parent, cache) = try await Self.populatedFolder()
         defer { try? FileManager.default.removeItem(at: parent) }
-        let folder = try KFCommandTests.run(["cache", "path", "--cache-dir", parent.path])
+        let folder = try await KFCommandTests.run(["cache", "path", "--cache-dir", parent.path])
         #expect(folder.stdout.trimmingCharacters(in: .newlines) == cache.diskStorage.directoryURL.path)
 
-        let processed = try KFCommandTests.run([
+        let processed = try await KFCommandTests.run([
             "cache", "path", "https://example.com/two.png", "--processor", "blur(2)", "--cache-dir", parent.path, "--json",
         ])
         #expect(processed.status == 0)
@@ -65,26 +65,26 @@ import Testing
     @Test func cleanTrimsToALimitAndClearEmptiesTheCache() async throws {
         let (parent, _) = try await Self.populatedFolder()
         defer { try? FileManager.default.removeItem(at: parent) }
-        let clean = try KFCommandTests.run(["cache", "clean", "--size-limit", "1", "--cache-dir", parent.path, "--json"])
+        let clean = try await KFCommandTests.run(["cache", "clean", "--size-limit", "1", "--cache-dir", parent.path, "--json"])
         #expect(clean.status == 0)
         #expect(try Self.jsonObject(Substring(clean.stdout))["entries"] as? Int == 0)
 
         let (again, _) = try await Self.populatedFolder()
         defer { try? FileManager.default.removeItem(at: again) }
-        let clear = try KFCommandTests.run(["cache", "clear", "--yes", "--cache-dir", again.path, "--json"])
+        let clear = try await KFCommandTests.run(["cache", "clear", "--yes", "--cache-dir", again.path, "--json"])
         #expect(try Self.jsonObject(Substring(clear.stdout))["removed"] as? Int == 2)
-        let info = try KFCommandTests.run(["cache", "info", "--cache-dir", again.path, "--json"])
+        let info = try await KFCommandTests.run(["cache", "info", "--cache-dir", again.path, "--json"])
         #expect(try Self.jsonObject(Substring(info.stdout))["entries"] as? Int == 0)
     }
 
-    @Test func badArgumentsAndUnusableFoldersFailWithTheRightStatus() throws {
+    @Test func badArgumentsAndUnusableFoldersFailWithTheRightStatus() async throws {
         let parent = try KFCommandTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: parent) }
-        let badSize = try KFCommandTests.run(["cache", "clean", "--size-limit", "lots", "--cache-dir", parent.path])
+        let badSize = try await KFCommandTests.run(["cache", "clean", "--size-limit", "lots", "--cache-dir", parent.path])
         #expect(badSize.status == 2 && badSize.stderr.split(separator: "\n").count == 1)
         let file = parent.appendingPathComponent("file")
         try Data("x".utf8).write(to: file)
-        let unusable = try KFCommandTests.run(["cache", "info", "--cache-dir", file.path])
+        let unusable = try await KFCommandTests.run(["cache", "info", "--cache-dir", file.path])
         #expect(unusable.status == 1)
         #expect(unusable.stderr == "kf: \(file.path): not a folder\n")
     }
@@ -93,11 +93,11 @@ import Testing
     @Test(arguments: [
         ["info"], ["ls"], ["path"], ["path", "https://example.com/a.png"], ["clean"], ["clear", "--yes"],
     ])
-    func aMissingCacheDirIsReportedAndNothingIsCreated(subcommand: [String]) throws {
+    func aMissingCacheDirIsReportedAndNothingIsCreated(subcommand: [String]) async throws {
         let parent = try KFCommandTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: parent) }
         let typo = parent.appendingPathComponent("cahce")
-        let run = try KFCommandTests.run(["cache"] + subcommand + ["--cache-dir", typo.path])
+        let run = try await KFCommandTests.run(["cache"] + subcommand + ["--cache-dir", typo.path])
         #expect(run.status == 1, "\(run.stderr)")
         #expect(run.stderr == "kf: \(typo.path): the folder does not exist\n")
         #expect(run.stdout.isEmpty)
@@ -105,16 +105,16 @@ import Testing
     }
 
     /// A folder that exists but holds no cache yet is an empty cache, left as it was.
-    @Test func anEmptyFolderIsAnEmptyCacheAndStaysEmpty() throws {
+    @Test func anEmptyFolderIsAnEmptyCacheAndStaysEmpty() async throws {
         let parent = try KFCommandTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: parent) }
-        let info = try KFCommandTests.run(["cache", "info", "--cache-dir", parent.path, "--json"])
+        let info = try await KFCommandTests.run(["cache", "info", "--cache-dir", parent.path, "--json"])
         #expect(info.status == 0, "\(info.stderr)")
         let object = try Self.jsonObject(Substring(info.stdout))
         #expect(object["entries"] as? Int == 0)
         #expect((object["path"] as? String)?.hasPrefix(parent.path + "/") == true)
         for arguments in [["ls"], ["path", "https://example.com/a.png"], ["clean"], ["clear", "--yes"]] {
-            let run = try KFCommandTests.run(["cache"] + arguments + ["--cache-dir", parent.path])
+            let run = try await KFCommandTests.run(["cache"] + arguments + ["--cache-dir", parent.path])
             #expect(run.status == 0, "\(arguments): \(run.stderr)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path).isEmpty)
@@ -124,15 +124,15 @@ import Testing
     @Test func clearWithoutATerminalNeedsYes() async throws {
         let (parent, _) = try await Self.populatedFolder()
         defer { try? FileManager.default.removeItem(at: parent) }
-        let refused = try KFCommandTests.run(["cache", "clear", "--cache-dir", parent.path])
+        let refused = try await KFCommandTests.run(["cache", "clear", "--cache-dir", parent.path])
         #expect(refused.status == 2)
         #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("--yes"), "\(refused.stderr)")
-        #expect(try Self.entryCount(parent) == 2)
+        #expect(try await Self.entryCount(parent) == 2)
 
-        let cleared = try KFCommandTests.run(["cache", "clear", "--yes", "--cache-dir", parent.path])
+        let cleared = try await KFCommandTests.run(["cache", "clear", "--yes", "--cache-dir", parent.path])
         #expect(cleared.status == 0, "\(cleared.stderr)")
         #expect(cleared.stdout.hasPrefix("removed 2 entries"))
-        #expect(try Self.entryCount(parent) == 0)
+        #expect(try await Self.entryCount(parent) == 0)
     }
 
     /// On a terminal, clear says what it would remove and waits for yes.
@@ -145,27 +145,27 @@ import Testing
         #expect(declined.stderr.contains("from \(cache.diskStorage.directoryURL.path)? [y/N] "))
         #expect(declined.stderr.hasSuffix("kf: nothing was removed\n"))
         #expect(declined.stdout.isEmpty)
-        #expect(try Self.entryCount(parent) == 2)
+        #expect(try await Self.entryCount(parent) == 2)
 
         let unanswered = try TerminalRun.kf(["cache", "clear", "--cache-dir", parent.path], typing: "\n")
         #expect(unanswered.status == 1)
-        #expect(try Self.entryCount(parent) == 2)
+        #expect(try await Self.entryCount(parent) == 2)
 
         let confirmed = try TerminalRun.kf(["cache", "clear", "--cache-dir", parent.path], typing: "yes\n")
         #expect(confirmed.status == 0, "\(confirmed.stderr)")
         #expect(confirmed.stdout.hasPrefix("removed 2 entries"))
-        #expect(try Self.entryCount(parent) == 0)
+        #expect(try await Self.entryCount(parent) == 0)
 
         let (other, _) = try await Self.populatedFolder()
         defer { try? FileManager.default.removeItem(at: other) }
         let skipped = try TerminalRun.kf(["cache", "clear", "--yes", "--cache-dir", other.path], typing: "")
         #expect(skipped.status == 0 && !skipped.stderr.contains("[y/N]"), "\(skipped.stderr)")
-        #expect(try Self.entryCount(other) == 0)
+        #expect(try await Self.entryCount(other) == 0)
     }
 
     /// The entries `kf cache info` counts in the cache under `parent`.
-    static func entryCount(_ parent: URL) throws -> Int? {
-        let info = try KFCommandTests.run(["cache", "info", "--cache-dir", parent.path, "--json"])
+    static func entryCount(_ parent: URL) async throws -> Int? {
+        let info = try await KFCommandTests.run(["cache", "info", "--cache-dir", parent.path, "--json"])
         return try Self.jsonObject(Substring(info.stdout))["entries"] as? Int
     }
 }

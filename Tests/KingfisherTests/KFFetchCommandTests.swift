@@ -8,16 +8,7 @@ import Testing
     /// Runs `kf` off the cooperative pool; a process still running after `seconds` is
     /// terminated (a safety net: no test relies on it).
     static func kf(_ arguments: [String], seconds: Double = 30) async throws -> KFCommandTests.Run {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                do {
-                    let run = try ChildProcess.run(try KFCommandTests.kfURL().path, arguments, timeLimit: seconds)
-                    continuation.resume(returning: KFCommandTests.Run(run))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        KFCommandTests.Run(try await ChildProcess.run(try KFCommandTests.kfURL().path, arguments, timeLimit: seconds))
     }
 
     static func lines(_ run: KFCommandTests.Run) throws -> [[String: Any]] {

@@ -85,18 +85,18 @@ import Testing
         }
     }
 
-    @Test func errorsAreOneLineEvenWhenNamesHoldLineBreaks() throws {
+    @Test func errorsAreOneLineEvenWhenNamesHoldLineBreaks() async throws {
         let directory = try KFCommandTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let strange = directory.appendingPathComponent("two\nlines\r.png")
         try Data("not an image".utf8).write(to: strange)
-        let run = try KFCommandTests.run(["convert", strange.path, directory.appendingPathComponent("out.png").path])
+        let run = try await KFCommandTests.run(["convert", strange.path, directory.appendingPathComponent("out.png").path])
         #expect(run.status == 1 && Self.lines(run.stderr).count == 1)
         #expect(run.stderr.contains("two lines .png: cannot decode an image"))
 
-        let unknown = try KFCommandTests.run(["info", strange.path, "--frobnicate"])
+        let unknown = try await KFCommandTests.run(["info", strange.path, "--frobnicate"])
         #expect(unknown.status == 2 && Self.lines(unknown.stderr) == ["kf: Unknown option '--frobnicate' (see 'kf info --help')"])
-        let nested = try KFCommandTests.run(["cache", "ls", "--bogus"])
+        let nested = try await KFCommandTests.run(["cache", "ls", "--bogus"])
         #expect(nested.status == 2 && Self.lines(nested.stderr) == ["kf: Unknown option '--bogus' (see 'kf cache ls --help')"])
     }
 
