@@ -81,6 +81,8 @@ enum FetchDestination {
         let bytes: Data
         if let original = fetched.bytes, ImageFormat(data: original) == target {
             bytes = original
+        } else if target == .AVIF || target == .HEIC || target == .JXL {
+            throw Reason(description: "the image cannot be written as \(target) yet (only an original in that format is copied)")
         } else if let encoded = try fetched.decoded().kf.data(format: target) {
             bytes = encoded
         } else {

@@ -73,6 +73,9 @@ struct ProcessCommand: ParsableCommand, HasOutputOptions {
         case nil:
             let ext = URL(fileURLWithPath: output).pathExtension
             guard let format = ImageFormat(fileExtension: ext) else { return DefaultCacheSerializer.default }
+            if format == .AVIF || format == .HEIC || format == .JXL {
+                throw CLIError.usage("cannot write \(format) yet: '\(output)' needs .png, .jpg, .gif or .webp, or --serializer")
+            }
             return Self.serializer(for: format)
         case "default": return DefaultCacheSerializer.default
         case "png": return FormatIndicatedCacheSerializer.png
@@ -86,7 +89,7 @@ struct ProcessCommand: ParsableCommand, HasOutputOptions {
 
     private static func serializer(for format: ImageFormat) -> any CacheSerializer {
         switch format {
-        case .PNG, .unknown: return FormatIndicatedCacheSerializer.png
+        case .PNG, .unknown, .AVIF, .HEIC, .JXL: return FormatIndicatedCacheSerializer.png
         case .JPEG: return FormatIndicatedCacheSerializer.jpeg(compressionQuality: 0.9)
         case .GIF: return FormatIndicatedCacheSerializer.gif
         case .WebP: return FormatIndicatedCacheSerializer.webp

@@ -44,6 +44,9 @@ public struct DefaultCacheSerializer: CacheSerializer {
 
     /// The original bytes when preferred and present, else the image encoded in the original's format
     /// (PNG when the format is unknown, GIF for an animation whose format holds only stills).
+    ///
+    /// An image whose original is AVIF, HEIC or JPEG XL, which Kingfisher recognises but cannot encode
+    /// yet, is stored as PNG (GIF when animated).
     public func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
         if preferCacheOriginalData, let original {
             return original
@@ -52,13 +55,19 @@ public struct DefaultCacheSerializer: CacheSerializer {
     }
 
     /// The format the image is written in: the original's, except that an animation whose format
-    /// cannot animate (none, unknown, PNG, JPEG) is written as GIF so no frame is lost.
+    /// cannot animate (none, unknown, PNG, JPEG) is written as GIF so no frame is lost. A format that
+    /// cannot be encoded yet (AVIF, HEIC, JPEG XL) is written as PNG, or GIF when animated.
     static func format(for image: KFCrossPlatformImage, original: Data?) -> ImageFormat {
         let format = original?.kf.imageFormat ?? .unknown
-        guard image.isAnimated else { return format }
+        guard image.isAnimated else {
+            switch format {
+            case .AVIF, .HEIC, .JXL: return .PNG
+            case .PNG, .JPEG, .GIF, .WebP, .unknown: return format
+            }
+        }
         switch format {
         case .GIF, .WebP: return format
-        case .PNG, .JPEG, .unknown: return .GIF
+        case .PNG, .JPEG, .AVIF, .HEIC, .JXL, .unknown: return .GIF
         }
     }
 
@@ -109,9 +118,12 @@ public struct FormatIndicatedCacheSerializer: CacheSerializer {
 
 extension KingfisherWrapper where Base == KFCrossPlatformImage {
     /// The image encoded as `format` (PNG for `.unknown`), or `nil` if encoding failed.
+    ///
+    /// AVIF, HEIC and JPEG XL cannot be encoded yet and give PNG, as `.unknown` does, so a processed
+    /// image of such an original is cached as PNG.
     public func data(format: ImageFormat, compressionQuality: CGFloat = 1.0) -> Data? {
         switch format {
-        case .PNG, .unknown: return pngRepresentation()
+        case .PNG, .unknown, .AVIF, .HEIC, .JXL: return pngRepresentation()
         case .JPEG: return jpegRepresentation(compressionQuality: compressionQuality)
         case .GIF: return gifRepresentation()
         case .WebP: return webpRepresentation(compressionQuality: compressionQuality)

@@ -60,7 +60,8 @@ extension KFOptionSetter {
     /// `.cacheSerializer(serializer)`.
     public func cacheSerializer(_ serializer: any CacheSerializer) -> Self { with { $0.cacheSerializer = serializer } }
     /// A ``FormatIndicatedCacheSerializer`` for `format` (JPEG at `jpegCompressionQuality` when
-    /// given); a format without one keeps the ``DefaultCacheSerializer``.
+    /// given); a format without one (unknown, or AVIF, HEIC and JPEG XL, which cannot be encoded yet)
+    /// keeps the ``DefaultCacheSerializer``.
     public func serialize(as format: ImageFormat, jpegCompressionQuality: CGFloat? = nil) -> Self {
         with { options in
             switch format {
@@ -70,7 +71,7 @@ extension KFOptionSetter {
                     ?? FormatIndicatedCacheSerializer.jpeg
             case .GIF: options.cacheSerializer = FormatIndicatedCacheSerializer.gif
             case .WebP: options.cacheSerializer = FormatIndicatedCacheSerializer.webp
-            case .unknown: options.cacheSerializer = DefaultCacheSerializer.default
+            case .unknown, .AVIF, .HEIC, .JXL: options.cacheSerializer = DefaultCacheSerializer.default
             }
         }
     }

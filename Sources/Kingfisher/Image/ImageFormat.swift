@@ -4,6 +4,9 @@ import Foundation
 ///
 /// Kingfisher's cases (`unknown`, `PNG`, `JPEG`, `GIF`) keep their spelling; `WebP` is added because
 /// Linux servers meet it as often as the other three.
+///
+/// `AVIF`, `HEIC` and `JXL` are recognised and their headers are read (see ``ImageHeader``), but
+/// they are not decoded or encoded yet: decoding one throws a ``KingfisherError`` saying so.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Not one of the formats below, or too few bytes to tell.
     case unknown
@@ -15,6 +18,12 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     case GIF
     /// WebP (lossy, lossless or animated).
     case WebP
+    /// AVIF: AV1 images in a HEIF (ISO-BMFF) file, still or a sequence. Recognised, not decoded yet.
+    case AVIF
+    /// HEIC: HEVC images in a HEIF (ISO-BMFF) file, still or a sequence. Recognised, not decoded yet.
+    case HEIC
+    /// JPEG XL, as a bare codestream or in its container. Recognised, not decoded yet.
+    case JXL
 
     /// The format's usual name, as used in messages.
     public var description: String {
@@ -24,6 +33,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .JPEG: return "JPEG"
         case .GIF: return "GIF"
         case .WebP: return "WebP"
+        case .AVIF: return "AVIF"
+        case .HEIC: return "HEIC"
+        case .JXL: return "JPEG XL"
         }
     }
 
@@ -35,21 +47,33 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .JPEG: return "jpg"
         case .GIF: return "gif"
         case .WebP: return "webp"
+        case .AVIF: return "avif"
+        case .HEIC: return "heic"
+        case .JXL: return "jxl"
         }
     }
 
-    /// The format a file name extension names (`png`, `jpg`, `jpeg`, `gif`, `webp`, any case).
+    /// The format a file name extension names (`png`, `jpg`, `jpeg`, `gif`, `webp`, `avif`, `heic`,
+    /// `heif`, `jxl`, any case).
     public init?(fileExtension: String) {
         switch fileExtension.lowercased() {
         case "png": self = .PNG
         case "jpg", "jpeg", "jpe": self = .JPEG
         case "gif": self = .GIF
         case "webp": self = .WebP
+        case "avif": self = .AVIF
+        case "heic", "heif": self = .HEIC
+        case "jxl": self = .JXL
         default: return nil
         }
     }
 
     /// Recognises the format from the magic bytes at the start of `bytes`.
+    ///
+    /// For an ISO-BMFF file (`ftyp` first) the major brand decides (`avif`/`avis` → AVIF; `heic`,
+    /// `heix`, `hevc`, `heim`, `heis`, `hevm`, `hevs` → HEIC); with a codec-neutral major brand
+    /// (`mif1`, `msf1`) the primary item's coding (`av01` or `hvc1`) decides when the boxes can be
+    /// read, else the compatible brands. JPEG XL is its bare codestream (`FF 0A`) or its container.
     public init(sniffing bytes: UnsafeRawBufferPointer) {
         func starts(with prefix: [UInt8], at offset: Int = 0) -> Bool {
             guard bytes.count >= offset + prefix.count else { return false }
@@ -66,6 +90,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
             self = .GIF
         } else if starts(with: Array("RIFF".utf8)) && starts(with: Array("WEBP".utf8), at: 8) {
             self = .WebP
+        } else if starts(with: JXLCodec.containerSignature) || starts(with: JXLCodec.codestreamSignature) {
+            self = .JXL
+        } else if starts(with: Array("ftyp".utf8), at: 4) {
+            self = ISOBMFFFileType.format(of: bytes)
         } else {
             self = .unknown
         }

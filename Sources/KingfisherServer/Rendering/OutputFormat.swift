@@ -85,6 +85,9 @@ extension ImageFormat {
         case .PNG: return "image/png"
         case .GIF: return "image/gif"
         case .WebP: return "image/webp"
+        case .AVIF: return "image/avif"
+        case .HEIC: return "image/heic"
+        case .JXL: return "image/jxl"
         case .unknown: return "application/octet-stream"
         }
     }

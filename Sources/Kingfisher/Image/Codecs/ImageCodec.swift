@@ -32,6 +32,9 @@ enum ImageCodecs {
         case .PNG: return PNGCodec.self
         case .GIF: return GIFCodec.self
         case .WebP: return WebPCodec.self
+        case .AVIF: return AVIFCodec.self
+        case .HEIC: return HEICCodec.self
+        case .JXL: return JXLCodec.self
         case .unknown: return nil
         }
     }

@@ -1,0 +1,53 @@
+import Foundation
+
+/// AVIF and HEIC: recognised and probed from their ISO-BMFF boxes; not decoded or encoded yet.
+///
+/// The probe reads `ftyp`, then in `meta` the primary item (`pitm`), the item types (`iinf`) and
+/// the primary item's properties (`ispe` for the size, `clap` when it crops, `irot` and `imir` for
+/// the orientation). The size is reported as coded, before rotation, with the rotation and mirror
+/// mapped to an ``ImageOrientation``, as JPEG reports its EXIF orientation. A `grid` image reports
+/// the output size from its own `ispe`. An image sequence (`avis`, `msf1`, `hevs`, …) reports
+/// the sample count of its first picture track as its frame count. Alpha is reported when an
+/// alpha auxiliary image is declared.
+enum ISOBMFFProbe {
+    /// The header of `data`, which is `format` (AVIF or HEIC).
+    static func probe(_ data: Data, format: ImageFormat) throws -> ImageHeader {
+        do {
+            return try data.withUnsafeBytes { bytes in
+                try ISOBMFFLayout(ISOBMFFReader(bytes)).header(format: format)
+            }
+        } catch let error as ISOBMFFParseError {
+            throw KingfisherError.processorError(reason: .decodingFailed(format: format, description: error.description))
+        }
+    }
+}
+
+/// AVIF: header probe only (see ``ISOBMFFProbe``); decoding and encoding throw.
+enum AVIFCodec: ImageCodec {
+    static let format = ImageFormat.AVIF
+
+    static func probe(_ data: Data) throws -> ImageHeader { try ISOBMFFProbe.probe(data, format: format) }
+
+    static func decode(_ data: Data, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
+        try refuseDecoding(data, options: options)
+    }
+
+    static func encode(_ image: KFCrossPlatformImage, options: ImageEncodingOptions) throws -> Data {
+        throw notEncodableYet
+    }
+}
+
+/// HEIC (HEIF with HEVC): header probe only (see ``ISOBMFFProbe``); decoding and encoding throw.
+enum HEICCodec: ImageCodec {
+    static let format = ImageFormat.HEIC
+
+    static func probe(_ data: Data) throws -> ImageHeader { try ISOBMFFProbe.probe(data, format: format) }
+
+    static func decode(_ data: Data, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
+        try refuseDecoding(data, options: options)
+    }
+
+    static func encode(_ image: KFCrossPlatformImage, options: ImageEncodingOptions) throws -> Data {
+        throw notEncodableYet
+    }
+}
