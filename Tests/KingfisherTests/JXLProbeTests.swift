@@ -77,6 +77,10 @@ struct JXLBits {
                          + BMFF.box("jxlp", BMFF.u32(0x8000_0001) + Array(codestream.dropFirst(2)), large: true))
         header = try ImageHeader(data: split)
         #expect(header.pixelWidth == 40 && header.pixelHeight == 16)
+        // A truncated last box (64-bit size) still gives the codestream it holds.
+        let truncated = Data(signature + ftyp + BMFF.box("jxlp", BMFF.u32(0x8000_0000) + codestream, large: true)).dropLast(2)
+        header = try ImageHeader(data: Data(truncated))
+        #expect(header.pixelWidth == 40 && header.pixelHeight == 16)
         #expect(throws: KingfisherError.self) { try ImageHeader(data: Data(signature + ftyp)) }
     }
 

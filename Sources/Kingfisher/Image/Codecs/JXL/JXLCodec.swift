@@ -56,7 +56,8 @@ enum JXLCodec: ImageCodec {
                 // A truncated last box still gives what it holds when it is the codestream.
                 guard let type = try? reader.fourCC(offset + 4, before: bytes.count),
                       type == FourCC("jxlc") || type == FourCC("jxlp") else { throw error }
-                let skip = type == FourCC("jxlp") ? 12 : 8
+                let header = (try? reader.u32(offset, before: bytes.count)) == 1 ? 16 : 8
+                let skip = header + (type == FourCC("jxlp") ? 4 : 0)
                 if offset + skip < bytes.count { codestream += bytes[(offset + skip)...].prefix(headerBytes) }
                 break
             }
