@@ -25,12 +25,13 @@ extension ImageFrameSource {
     }
 }
 
-/// Frames of a GIF or an animated WebP, decoded on demand from the original bytes.
+/// Frames of a GIF, an animated WebP or an APNG, decoded on demand from the original bytes.
 ///
 /// Playing forward costs one frame's decode per frame: the source keeps where the last decode
 /// stopped (for GIF the composited canvas and the offset of the next record; for WebP the
-/// decoder's place) and goes on from there; going back starts again from the first frame, the one
-/// other key frame kept. Safe to use from several threads (decodes take turns).
+/// decoder's place; for APNG the chunk structure and the canvas) and goes on from there; going
+/// back starts again from the first frame, the one other key frame kept. Safe to use from several
+/// threads (decodes take turns).
 final class CodecFrameSource: ImageFrameSource {
     let data: Data
     let frameCount: Int
@@ -38,6 +39,7 @@ final class CodecFrameSource: ImageFrameSource {
     private let options: ImageCreatingOptions
     private let format: ImageFormat
     private let gifResume = Mutex<GIFDecoder.ResumePoint?>(nil)
+    private let apngResume = Mutex<APNGCodec.ResumePoint?>(nil)
     private let webp: WebPAnimationCursor?
 
     /// A source for `data`, whose header said `header`; `nil` for a format that cannot animate.
@@ -52,7 +54,7 @@ final class CodecFrameSource: ImageFrameSource {
         frameOptions.minimumPixelSize = nil
         self.options = frameOptions
         switch header.format {
-        case .GIF: webp = nil
+        case .GIF, .PNG: webp = nil
         case .WebP: webp = WebPAnimationCursor(data: data, limits: options.limits)
         default: return nil
         }
@@ -70,6 +72,12 @@ final class CodecFrameSource: ImageFrameSource {
         let frame: ImageFrame
         if let webp {
             frame = try webp.frame(at: index).withDuration(duration(at: index))
+        } else if format == .PNG {
+            frame = try apngResume.withLock { resume in
+                let (frame, next) = try APNGCodec.frame(at: index, of: data, from: resume, options: options)
+                resume = next
+                return frame
+            }
         } else {
             frame = try gifResume.withLock { resume in
                 let (frame, next) = try GIFDecoder.frame(at: index, of: data, from: resume, options: options)

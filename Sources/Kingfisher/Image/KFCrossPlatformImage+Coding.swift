@@ -1,13 +1,13 @@
 import Foundation
 
 extension KFCrossPlatformImage {
-    /// Decodes PNG, JPEG, GIF or WebP data into an upright image.
+    /// Decodes PNG (APNG included), JPEG, GIF or WebP data into an upright image.
     ///
     /// Throws a ``KingfisherError`` (`.processorError`) naming the format and the failure when the data
     /// is empty, unrecognised, corrupt, truncated or over `options.limits`; no input traps.
     public init(data: Data, options: ImageCreatingOptions = ImageCreatingOptions()) throws {
         let format = data.kf.imageFormat
-        if !options.preloadAllFrames, !options.onlyFirstFrame, format == .GIF || format == .WebP,
+        if !options.preloadAllFrames, !options.onlyFirstFrame, format == .GIF || format == .WebP || format == .PNG,
            let header = try? ImageHeader(data: data), header.frameCount > 1 {
             var firstOnly = options
             firstOnly.onlyFirstFrame = true
@@ -19,6 +19,8 @@ extension KFCrossPlatformImage {
         }
         self = try ImageCodecs.decode(data, options: options)
         if isAnimated || options.onlyFirstFrame, format == .GIF || format == .WebP {
+            animatedImageData = data
+        } else if format == .PNG, isAnimated || (options.onlyFirstFrame && (try? ImageHeader(data: data))?.frameCount ?? 1 > 1) {
             animatedImageData = data
         }
     }
@@ -45,8 +47,12 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
     public var duration: TimeInterval { base.duration }
 
     /// PNG bytes of the first frame, or `nil` if encoding failed.
+    ///
+    /// An image decoded from an APNG (even with only its first frame) gives back the original
+    /// bytes, so every frame survives a trip through the disk cache.
     public func pngRepresentation() -> Data? {
-        try? base.encoded(as: .PNG)
+        if let original = base.animatedImageData, original.kf.imageFormat == .PNG { return original }
+        return try? base.encoded(as: .PNG)
     }
 
     /// JPEG bytes of the first frame at `compressionQuality` (0...1), or `nil` if encoding failed.
@@ -54,7 +60,7 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
         try? base.encoded(as: .JPEG, options: ImageEncodingOptions(compressionQuality: compressionQuality))
     }
 
-    /// The GIF or WebP bytes an animated image was decoded from, as Kingfisher keeps them; `nil`
+    /// The GIF, WebP or APNG bytes an animated image was decoded from, as Kingfisher keeps them; `nil`
     /// for stills and for images a processor made.
     public var animatedImageData: Data? { base.animatedImageData }
 

@@ -11,11 +11,17 @@ import Foundation
 /// 16-bit Adam7 files go through 16-bit linear light instead (see `finishReadThroughLinear`) and
 /// come out within 1 of that. The encoder writes the first frame as 8-bit RGB when the image is
 /// opaque, else as 8-bit RGBA.
+///
+/// An APNG (an `acTL` chunk before the first IDAT) decodes through ``APNGCodec``; an `eXIf`
+/// orientation, which libpng does not apply, is applied here once to every frame, and ``probe(_:)``
+/// reports it (see ``PNGStructure``).
 enum PNGCodec: ImageCodec {
     static let format = ImageFormat.PNG
 
+    /// The IHDR as libpng reads it, with the frame and loop counts and durations of an APNG and
+    /// the orientation of an `eXIf` chunk (see ``PNGStructure``); no pixel is decoded.
     static func probe(_ data: Data) throws -> ImageHeader {
-        try readHeader(data) { image in
+        let base = try readHeader(data) { image in
             ImageHeader(
                 format: .PNG,
                 pixelWidth: Int(image.pointee.width),
@@ -23,14 +29,29 @@ enum PNGCodec: ImageCodec {
                 frameCount: 1,
                 hasAlpha: image.pointee.format & PNG_FORMAT_FLAG_ALPHA != 0)
         }
+        return APNGCodec.header(base, structure: try PNGStructure(data))
     }
 
+    /// Decodes a still PNG, or an APNG through ``APNGCodec``, upright (an `eXIf` orientation is
+    /// applied once, here).
     static func decode(_ data: Data, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
         // `minimumPixelSize` does not apply: libpng cannot scale while it decodes.
+        let structure = try PNGStructure(data)
+        if let animation = structure.animation {
+            return try APNGCodec.decode(data, structure: structure, animation: animation, options: options)
+        }
+        let (frame, opaque) = try decodePixels(data, limits: options.limits)
+        return KFCrossPlatformImage(validated: [structure.orientation.apply(to: frame)], loopCount: 0,
+                                    scale: options.scale, isOpaque: opaque)
+    }
+
+    /// The pixels of the IDAT image of `data` as stored (no orientation applied), premultiplied,
+    /// and whether they are all opaque.
+    static func decodePixels(_ data: Data, limits: ImageDecodingLimits) throws -> (frame: ImageFrame, opaque: Bool) {
         try readHeader(data) { image in
             let width = Int(image.pointee.width)
             let height = Int(image.pointee.height)
-            try options.limits.checkFrame(width: width, height: height, format: format)
+            try limits.checkFrame(width: width, height: height, format: format)
 
             let (rowBytes, rowOverflow) = width.multipliedReportingOverflow(by: 4)
             let (byteCount, sizeOverflow) = rowBytes.multipliedReportingOverflow(by: height)
@@ -55,8 +76,7 @@ enum PNGCodec: ImageCodec {
                 }
                 opaque = PixelConversion.premultiply(UnsafeMutableRawBufferPointer(output))
             }
-            let frame = ImageFrame(unchecked: width, height: height, pixels: pixels)
-            return KFCrossPlatformImage(validated: [frame], loopCount: 0, scale: options.scale, isOpaque: opaque)
+            return (ImageFrame(unchecked: width, height: height, pixels: pixels), opaque)
         }
     }
 

@@ -18,6 +18,8 @@ final class WebPAnimationCursor: @unchecked Sendable {
     private let bytes: UnsafeMutableRawBufferPointer
     private let width: Int
     private let height: Int
+    /// The EXIF orientation, applied to every frame handed out.
+    private let orientation: ImageOrientation
     private let state: Mutex<State>
 
     /// A cursor over `data`; `nil` when libwebp cannot open it or its canvas breaks `limits`.
@@ -42,6 +44,7 @@ final class WebPAnimationCursor: @unchecked Sendable {
             return nil
         }
         self.bytes = bytes
+        orientation = WebPEXIF.orientation(UnsafeRawBufferPointer(bytes))
         width = Int(info.canvas_width)
         height = Int(info.canvas_height)
         state = Mutex(State(decoder: decoder))
@@ -76,7 +79,7 @@ final class WebPAnimationCursor: @unchecked Sendable {
                 state.next += 1
                 if state.next - 1 == index {
                     let pixels = [UInt8](UnsafeBufferPointer(start: canvas, count: width * height * 4))
-                    return ImageFrame(unchecked: width, height: height, pixels: pixels)
+                    return orientation.apply(to: ImageFrame(unchecked: width, height: height, pixels: pixels))
                 }
             }
         }

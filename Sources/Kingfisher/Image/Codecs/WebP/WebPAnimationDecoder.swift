@@ -47,6 +47,7 @@ extension WebPCodec {
         }
 
         let byteCount = width * height * 4
+        let orientation = WebPEXIF.orientation(bytes)
         var frames: [ImageFrame] = []
         frames.reserveCapacity(frameCount)
         var previousTimestamp = 0
@@ -60,7 +61,8 @@ extension WebPCodec {
             let pixels = [UInt8](UnsafeBufferPointer(start: canvas, count: byteCount))
             let duration = frameDuration(milliseconds: Int(timestamp) - previousTimestamp)
             previousTimestamp = Int(timestamp)
-            frames.append(ImageFrame(unchecked: width, height: height, pixels: pixels, duration: frameCount > 1 ? duration : 0))
+            let frame = ImageFrame(unchecked: width, height: height, pixels: pixels, duration: frameCount > 1 ? duration : 0)
+            frames.append(orientation.apply(to: frame))
         }
 
         let opaque = frames.allSatisfy(\.allOpaque)

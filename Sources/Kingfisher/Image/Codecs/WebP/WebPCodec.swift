@@ -7,6 +7,8 @@ import Foundation
 ///   (`MODE_rgbA`) in memory we own, and can be scaled while decoding (see ``decode(_:options:)``).
 /// - Animations decode through `WebPAnimDecoder` into full-canvas frames; they always decode at full
 ///   size.
+/// - An EXIF orientation (the `EXIF` chunk of an extended file whose VP8X flag says it has one,
+///   see ``WebPEXIF``) is applied once to every decoded frame and reported by ``probe(_:)``.
 /// - Encoding writes a still image with `WebPEncode`, or an animation with `WebPAnimEncoder` when the
 ///   image has more than one frame.
 ///
@@ -20,11 +22,15 @@ enum WebPCodec: ImageCodec {
     static func probe(_ data: Data) throws -> ImageHeader {
         try data.withUnsafeBytes { bytes in
             let features = try readFeatures(bytes)
-            guard features.has_animation != 0 else {
-                return ImageHeader(format: format, pixelWidth: Int(features.width), pixelHeight: Int(features.height),
-                                   hasAlpha: features.has_alpha != 0)
+            var header: ImageHeader
+            if features.has_animation != 0 {
+                header = try probeAnimation(bytes, hasAlpha: features.has_alpha != 0)
+            } else {
+                header = ImageHeader(format: format, pixelWidth: Int(features.width), pixelHeight: Int(features.height),
+                                     hasAlpha: features.has_alpha != 0)
             }
-            return try probeAnimation(bytes, hasAlpha: features.has_alpha != 0)
+            header.orientation = WebPEXIF.orientation(bytes)
+            return header
         }
     }
 

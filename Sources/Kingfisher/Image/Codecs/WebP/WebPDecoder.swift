@@ -16,8 +16,11 @@ extension WebPCodec {
             throw decodingError("there are no bytes to read")
         }
 
+        // The minimum applies to the upright image: turned a quarter, it bounds the other sides.
+        let orientation = WebPEXIF.orientation(bytes)
         let output: (width: Int, height: Int) = options.minimumPixelSize.map {
-            scaledSize(width: width, height: height, minimum: $0)
+            let minimum = orientation.swapsDimensions ? CGSize(width: $0.height, height: $0.width) : $0
+            return scaledSize(width: width, height: height, minimum: minimum)
         } ?? (width, height)
 
         var config = WebPDecoderConfig()
@@ -52,7 +55,7 @@ extension WebPCodec {
             }
         }
 
-        let frame = ImageFrame(unchecked: output.width, height: output.height, pixels: pixels)
+        let frame = orientation.apply(to: ImageFrame(unchecked: output.width, height: output.height, pixels: pixels))
         let opaque = features.has_alpha == 0 || frame.allOpaque
         return KFCrossPlatformImage(validated: [frame], loopCount: 0, scale: options.scale, isOpaque: opaque)
     }

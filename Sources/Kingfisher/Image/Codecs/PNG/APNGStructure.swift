@@ -1,0 +1,229 @@
+import Foundation
+
+/// How an APNG frame's region is left once the frame has been shown (the fcTL `dispose_op`).
+enum APNGDisposeOp: UInt8, Sendable {
+    /// Leave the canvas as it is.
+    case none = 0
+    /// Clear the frame's region to transparent black.
+    case background = 1
+    /// Put the region back as it was before the frame was drawn.
+    case previous = 2
+}
+
+/// How an APNG frame is drawn onto the canvas (the fcTL `blend_op`).
+enum APNGBlendOp: UInt8, Sendable {
+    /// Replace the region, alpha included.
+    case source = 0
+    /// Composite the frame over the region.
+    case over = 1
+}
+
+/// One frame of an APNG: its fcTL and where its compressed data lies in the file.
+struct APNGFrameInfo: Sendable {
+    let width: Int
+    let height: Int
+    let x: Int
+    let y: Int
+    let dispose: APNGDisposeOp
+    let blend: APNGBlendOp
+    /// Seconds, after the same short-delay rule as GIF.
+    let duration: TimeInterval
+    /// Byte ranges of the zlib stream, in order: the payloads of the IDAT chunks, or of the fdAT
+    /// chunks without their sequence numbers.
+    var dataRanges: [Range<Int>] = []
+}
+
+/// The animation an `acTL` chunk before the first IDAT announces.
+struct APNGAnimation: Sendable {
+    /// The `num_plays` field: 0 means forever.
+    let playCount: Int
+    /// The frames, in the order they play.
+    let frames: [APNGFrameInfo]
+    /// True when the IDAT image is the first frame (an fcTL comes before it); otherwise it is only
+    /// the image shown by decoders without APNG support.
+    let defaultImageIsFirstFrame: Bool
+}
+
+/// What a walk over a PNG's chunks finds, without inflating anything: the IHDR, the chunks every
+/// frame shares, the EXIF orientation and, for an APNG, its animation.
+///
+/// A still PNG is never refused here (libpng judges it); only a broken APNG structure is an error.
+struct PNGStructure: Sendable {
+    let width: Int
+    let height: Int
+    /// The 13 bytes of IHDR.
+    let header: [UInt8]
+    /// Whole chunks (length, type, data, CRC) before the first IDAT that every frame's standalone
+    /// stream repeats: PLTE, tRNS, gAMA, sRGB, iCCP and the like.
+    let sharedChunks: [Range<Int>]
+    /// From an `eXIf` chunk; `.up` without one.
+    let orientation: ImageOrientation
+    /// `nil` for a still PNG.
+    let animation: APNGAnimation?
+
+    /// Walks the chunks of `data`; throws only for an APNG whose animation chunks are broken.
+    init(_ data: Data) throws {
+        var scanner = PNGChunkScanner()
+        try data.withUnsafeBytes { try scanner.scan($0) }
+        width = scanner.width
+        height = scanner.height
+        header = scanner.header
+        sharedChunks = scanner.shared
+        orientation = scanner.orientation
+        animation = try scanner.finishAnimation()
+    }
+}
+
+/// The state of one walk over the chunks; see ``PNGStructure``.
+private struct PNGChunkScanner {
+    var width = 0
+    var height = 0
+    var header: [UInt8] = []
+    var shared: [Range<Int>] = []
+    var orientation = ImageOrientation.up
+    var declaredFrames: Int?
+    var playCount = 0
+    var frames: [APNGFrameInfo] = []
+    var sawIDAT = false
+    var defaultIsFrame = false
+    var nextSequence = 0
+    var reachedEnd = false
+    var problem: String?
+
+    var isAnimated: Bool { declaredFrames != nil }
+
+    mutating func scan(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 8
+        var afterIDAT = false
+        while offset < bytes.count {
+            guard offset + 8 <= bytes.count else {
+                problem = "the data ends inside a chunk header"
+                return
+            }
+            let length = Self.u32(bytes, offset)
+            let type = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8)]), as: UTF8.self)
+            let dataStart = offset + 8
+            let (dataEnd, overflow) = dataStart.addingReportingOverflow(length)
+            guard !overflow, dataEnd + 4 <= bytes.count else {
+                problem = "the \(type) chunk runs past the end of the data"
+                return
+            }
+            let body = UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataEnd])
+            if offset == 8 {
+                guard type == "IHDR", length == 13 else { return }
+                header = Array(body)
+                width = Self.u32(body, 0)
+                height = Self.u32(body, 4)
+            } else {
+                switch type {
+                case "IEND":
+                    reachedEnd = true
+                    return
+                case "IDAT":
+                    if !sawIDAT, let last = frames.last, isAnimated {
+                        // An fcTL before the first IDAT makes the IDAT image frame 1.
+                        defaultIsFrame = frames.count == 1 && last.dataRanges.isEmpty
+                    }
+                    sawIDAT = true
+                    afterIDAT = true
+                    if defaultIsFrame, frames.count == 1 { frames[0].dataRanges.append(dataStart..<dataEnd) }
+                case "acTL" where !sawIDAT && declaredFrames == nil:
+                    try checkCRC(bytes, offset: offset, length: length, type: type)
+                    guard length == 8 else { throw APNGCodec.malformed("the acTL chunk is \(length) bytes, not 8") }
+                    let count = Self.u32(body, 0)
+                    guard count > 0 else { throw APNGCodec.malformed("the acTL chunk announces no frames") }
+                    declaredFrames = count
+                    playCount = Self.u32(body, 4)
+                case "fcTL" where isAnimated:
+                    try checkCRC(bytes, offset: offset, length: length, type: type)
+                    try readFrameControl(body, beforeIDAT: !afterIDAT)
+                case "fdAT" where isAnimated:
+                    try checkCRC(bytes, offset: offset, length: length, type: type)
+                    guard length >= 4 else { throw APNGCodec.malformed("an fdAT chunk is too short for its sequence number") }
+                    try checkSequence(Self.u32(body, 0), chunk: "fdAT")
+                    guard afterIDAT, !frames.isEmpty, !(defaultIsFrame && frames.count == 1) else {
+                        throw APNGCodec.malformed("an fdAT chunk comes before its frame's fcTL")
+                    }
+                    frames[frames.count - 1].dataRanges.append((dataStart + 4)..<dataEnd)
+                case "eXIf":
+                    orientation = EXIFOrientation.read(Self.tiffPayload(body))
+                case "acTL", "fcTL", "fdAT":
+                    break
+                default:
+                    if !sawIDAT { shared.append(offset..<(dataEnd + 4)) }
+                }
+            }
+            offset = dataEnd + 4
+        }
+    }
+
+    /// The frames once the walk is over, checked against the acTL; `nil` for a still PNG.
+    func finishAnimation() throws -> APNGAnimation? {
+        guard let declaredFrames else { return nil }
+        if let problem, !reachedEnd {
+            throw APNGCodec.malformed("the animation is truncated: \(problem)")
+        }
+        guard sawIDAT else { throw APNGCodec.malformed("the file has no IDAT chunk") }
+        guard frames.count == declaredFrames else {
+            throw APNGCodec.malformed("the acTL chunk announces \(declaredFrames) frames but \(frames.count) fcTL chunks follow")
+        }
+        if let empty = frames.firstIndex(where: { $0.dataRanges.isEmpty }) {
+            throw APNGCodec.malformed("frame \(empty + 1) has no image data")
+        }
+        return APNGAnimation(playCount: playCount, frames: frames, defaultImageIsFirstFrame: defaultIsFrame)
+    }
+
+    private mutating func readFrameControl(_ body: UnsafeRawBufferPointer, beforeIDAT: Bool) throws {
+        guard body.count == 26 else { throw APNGCodec.malformed("an fcTL chunk is \(body.count) bytes, not 26") }
+        try checkSequence(Self.u32(body, 0), chunk: "fcTL")
+        let number = frames.count + 1
+        if let previous = frames.last, previous.dataRanges.isEmpty {
+            throw APNGCodec.malformed("frame \(number - 1) has no image data before the next fcTL")
+        }
+        if beforeIDAT, !frames.isEmpty {
+            throw APNGCodec.malformed("two fcTL chunks come before the IDAT")
+        }
+        let frameWidth = Self.u32(body, 4), frameHeight = Self.u32(body, 8)
+        let x = Self.u32(body, 12), y = Self.u32(body, 16)
+        guard frameWidth > 0, frameHeight > 0, x + frameWidth <= width, y + frameHeight <= height else {
+            throw APNGCodec.malformed("frame \(number) (\(frameWidth)×\(frameHeight) at \(x),\(y)) lies outside the \(width)×\(height) canvas")
+        }
+        if beforeIDAT, x != 0 || y != 0 || frameWidth != width || frameHeight != height {
+            throw APNGCodec.malformed("frame 1 is the IDAT image but its fcTL does not cover the whole canvas")
+        }
+        guard let dispose = APNGDisposeOp(rawValue: body[24]), let blend = APNGBlendOp(rawValue: body[25]) else {
+            throw APNGCodec.malformed("frame \(number) has dispose op \(body[24]) and blend op \(body[25])")
+        }
+        let numerator = Int(body[20]) << 8 | Int(body[21])
+        let denominator = Int(body[22]) << 8 | Int(body[23])
+        // A frame that opens the animation has nothing to restore: PREVIOUS then means BACKGROUND.
+        frames.append(APNGFrameInfo(width: frameWidth, height: frameHeight, x: x, y: y,
+                                    dispose: frames.isEmpty && dispose == .previous ? .background : dispose,
+                                    blend: blend,
+                                    duration: APNGCodec.frameDuration(numerator: numerator, denominator: denominator)))
+    }
+
+    private mutating func checkSequence(_ sequence: Int, chunk: String) throws {
+        guard sequence == nextSequence else {
+            throw APNGCodec.malformed("an \(chunk) chunk has sequence number \(sequence) where \(nextSequence) was due")
+        }
+        nextSequence += 1
+    }
+
+    private func checkCRC(_ bytes: UnsafeRawBufferPointer, offset: Int, length: Int, type: String) throws {
+        let covered = UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8 + length)])
+        guard PNGCRC.checksum(covered) == UInt32(Self.u32(bytes, offset + 8 + length)) else {
+            throw APNGCodec.malformed("the \(type) chunk's CRC does not match its contents")
+        }
+    }
+
+    /// An eXIf payload is a TIFF structure; some writers put JPEG's "Exif\0\0" before it.
+    static func tiffPayload(_ body: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        body.starts(with: Array("Exif\0\0".utf8)) ? UnsafeRawBufferPointer(rebasing: body[6...]) : body
+    }
+
+    /// A big-endian 32-bit value at `offset`; the caller has checked the bounds.
+    static func u32(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> Int {
+        Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+    }
+}
