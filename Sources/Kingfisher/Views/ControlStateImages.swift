@@ -101,6 +101,11 @@ public final class ControlStateImages {
 
     /// The states that have an image target, in no particular order.
     public var states: [KFControlState] { Array(targets.keys) }
+
+    /// Cancels the running request of every state.
+    func cancelAll() {
+        for target in targets.values { target.kf.cancelDownloadTask() }
+    }
 }
 
 /// A control with per-state foreground and background images, such as a toolkit's button: it
@@ -239,14 +244,12 @@ extension KingfisherWrapper where Base: KingfisherControlStateImageSettable {
 
     /// Cancels the running foreground-image requests of every state.
     public func cancelImageDownloadTask() {
-        for state in base.stateImages.states { base.stateImages.existingTarget(for: state)?.kf.cancelDownloadTask() }
+        base.stateImages.cancelAll()
     }
 
     /// Cancels the running background-image requests of every state.
     public func cancelBackgroundImageDownloadTask() {
-        for state in base.backgroundStateImages.states {
-            base.backgroundStateImages.existingTarget(for: state)?.kf.cancelDownloadTask()
-        }
+        base.backgroundStateImages.cancelAll()
     }
 
     /// The identifier of the foreground-image request `state` waits for; `nil` when none runs.

@@ -23,31 +23,15 @@ enum ISOBMFFProbe {
 }
 
 /// AVIF: header probe only (see ``ISOBMFFProbe``); decoding and encoding throw.
-enum AVIFCodec: ImageCodec {
+enum AVIFCodec: ProbeOnlyCodec {
     static let format = ImageFormat.AVIF
 
     static func probe(_ data: Data) throws -> ImageHeader { try ISOBMFFProbe.probe(data, format: format) }
-
-    static func decode(_ data: Data, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
-        try refuseDecoding(data, options: options)
-    }
-
-    static func encode(_ image: KFCrossPlatformImage, options: ImageEncodingOptions) throws -> Data {
-        throw notEncodableYet
-    }
 }
 
 /// HEIC (HEIF with HEVC): header probe only (see ``ISOBMFFProbe``); decoding and encoding throw.
-enum HEICCodec: ImageCodec {
+enum HEICCodec: ProbeOnlyCodec {
     static let format = ImageFormat.HEIC
 
     static func probe(_ data: Data) throws -> ImageHeader { try ISOBMFFProbe.probe(data, format: format) }
-
-    static func decode(_ data: Data, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
-        try refuseDecoding(data, options: options)
-    }
-
-    static func encode(_ image: KFCrossPlatformImage, options: ImageEncodingOptions) throws -> Data {
-        throw notEncodableYet
-    }
 }

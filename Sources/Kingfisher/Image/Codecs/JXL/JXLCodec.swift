@@ -8,7 +8,7 @@ import Foundation
 /// codestream comes from the `jxlc` box or the `jxlp` boxes. The frame count is always 1: counting
 /// an animation's frames needs every frame header, so an animation reports 1 frame (its loop
 /// count is still read).
-enum JXLCodec: ImageCodec {
+enum JXLCodec: ProbeOnlyCodec {
     static let format = ImageFormat.JXL
 
     /// The bare codestream's signature.
@@ -28,14 +28,6 @@ enum JXLCodec: ImageCodec {
         } catch let error as ISOBMFFParseError {
             throw decodingError(error.description)
         }
-    }
-
-    static func decode(_ data: Data, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
-        try refuseDecoding(data, options: options)
-    }
-
-    static func encode(_ image: KFCrossPlatformImage, options: ImageEncodingOptions) throws -> Data {
-        throw notEncodableYet
     }
 
     /// The first bytes (up to ``headerBytes``) of the codestream: the data itself when bare, else
