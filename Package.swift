@@ -47,6 +47,12 @@ let package = Package(
             pkgConfig: "libwebp",
             providers: [.apt(["libwebp-dev"])]
         ),
+        // Headers only (no link line): Kingfisher opens these libraries on first use, see
+        // Sources/Kingfisher/Utility/DynamicLibrary.swift.
+        .systemLibrary(name: "CLibAVIF", providers: [.apt(["libavif-dev"])]),
+        .systemLibrary(name: "CLibHEIF", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CLibJXL", providers: [.apt(["libjxl-dev"])]),
+        .systemLibrary(name: "CLCMS2", providers: [.apt(["liblcms2-dev"])]),
         // The one C target: libjpeg reports errors by longjmp, which must never cross a Swift frame.
         .target(
             name: "KingfisherCShims",
@@ -58,6 +64,7 @@ let package = Package(
             name: "Kingfisher",
             dependencies: [
                 "KingfisherSynchronization", "KingfisherCShims", "CLibPNG", "CGIFLib", "CLibWebP",
+                "CLibAVIF", "CLibHEIF", "CLibJXL", "CLCMS2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
