@@ -3,12 +3,14 @@
 # libcurl4-openssl-dev because FoundationNetworking, which gives the downloader's hooks their
 # URLRequest and HTTPURLResponse types, links libcurl, a static-stdlib build needs -lcurl, and
 # KFCurlLoader, which loads libcurl for `kf` on first use, includes its headers; libstdc++-12-dev
-# because kf's release link takes libstdc++.a),
+# because kf's release link takes libstdc++.a; libavif-dev, libheif-dev, libjxl-dev and liblcms2-dev
+# for their headers, the libraries themselves being opened on first use),
 # plus any extra package names given as arguments. Installs only what is missing, so it is cheap
 # to run again.
 set -euo pipefail
 
-packages=(pkg-config libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libcurl4-openssl-dev libstdc++-12-dev "$@")
+packages=(pkg-config libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libcurl4-openssl-dev libstdc++-12-dev
+          libavif-dev libheif-dev libjxl-dev liblcms2-dev "$@")
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

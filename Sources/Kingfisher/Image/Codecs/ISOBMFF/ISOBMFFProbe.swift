@@ -21,17 +21,3 @@ enum ISOBMFFProbe {
         }
     }
 }
-
-/// AVIF: header probe only (see ``ISOBMFFProbe``); decoding and encoding throw.
-enum AVIFCodec: ProbeOnlyCodec {
-    static let format = ImageFormat.AVIF
-
-    static func probe(_ data: Data) throws -> ImageHeader { try ISOBMFFProbe.probe(data, format: format) }
-}
-
-/// HEIC (HEIF with HEVC): header probe only (see ``ISOBMFFProbe``); decoding and encoding throw.
-enum HEICCodec: ProbeOnlyCodec {
-    static let format = ImageFormat.HEIC
-
-    static func probe(_ data: Data) throws -> ImageHeader { try ISOBMFFProbe.probe(data, format: format) }
-}
