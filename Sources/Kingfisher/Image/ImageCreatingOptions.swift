@@ -20,15 +20,22 @@ public struct ImageCreatingOptions: Sendable, Hashable {
     /// decodes only its first frame and carries a ``KFCrossPlatformImage/frameSource`` for the rest,
     /// as an animated image view asks (Kingfisher's `preloadAllAnimationData` off).
     public var preloadAllFrames: Bool
+    /// Keep the pixel values as the file stores them instead of converting an image with an embedded
+    /// colour profile (ICC, or AVIF/HEIC colour code points) to sRGB, which is the default.
+    ///
+    /// The frames of an ``ImageFrame`` are taken to be sRGB everywhere else, so an image decoded with
+    /// this on shows its colours wrong unless the caller manages them itself.
+    public var keepsSourceColors: Bool
 
-    /// Makes options; the defaults decode everything at full size under the default limits.
+    /// Makes options; the defaults decode everything at full size under the default limits, in sRGB.
     public init(scale: CGFloat = 1, onlyFirstFrame: Bool = false, limits: ImageDecodingLimits = .default,
-                minimumPixelSize: CGSize? = nil, preloadAllFrames: Bool = true) {
+                minimumPixelSize: CGSize? = nil, preloadAllFrames: Bool = true, keepsSourceColors: Bool = false) {
         self.scale = scale
         self.onlyFirstFrame = onlyFirstFrame
         self.limits = limits
         self.minimumPixelSize = minimumPixelSize
         self.preloadAllFrames = preloadAllFrames
+        self.keepsSourceColors = keepsSourceColors
     }
 }
 
@@ -41,31 +48,44 @@ struct ImageCreatingTag: Sendable, Hashable {
     var onlyFirstFrame: Bool
     /// Whether an animation's frames were decoded now rather than on demand.
     var preloadAllFrames: Bool
+    /// Whether the source's colours were kept rather than converted to sRGB.
+    var keepsSourceColors: Bool = false
 }
 
 extension KingfisherParsedOptionsInfo {
     /// The decoding choices of these options that a memory-cache hit must share.
     var imageCreatingTag: ImageCreatingTag {
         ImageCreatingTag(scale: scaleFactor, onlyFirstFrame: onlyLoadFirstFrame,
-                         preloadAllFrames: imageCreatingOptions.preloadAllFrames)
+                         preloadAllFrames: imageCreatingOptions.preloadAllFrames,
+                         keepsSourceColors: imageCreatingOptions.keepsSourceColors)
     }
 }
 
 /// How an image is encoded.
 public struct ImageEncodingOptions: Sendable, Hashable {
-    /// JPEG and lossy WebP quality, 0 (smallest) to 1 (best).
+    /// JPEG, lossy WebP, AVIF and lossy JPEG XL quality, 0 (smallest) to 1 (best).
     public var compressionQuality: CGFloat
-    /// Write WebP losslessly instead of lossy.
+    /// Write WebP and JPEG XL losslessly instead of lossy.
     public var lossless: Bool
     /// Write JPEG as a progressive file (libjpeg's default scan script), which a viewer can show
     /// coarse first and sharpen as it arrives.
     public var progressive: Bool
+    /// AVIF encoder speed, 0 (slowest, smallest files) to 10 (fastest), as `avifenc --speed` counts it.
+    ///
+    /// The default, 6, is libavif's; `kf serve` uses its own (see its `--help`).
+    public var avifSpeed: Int
+    /// JPEG XL encoder effort, 1 (fastest) to 9 (slowest, smallest files), as `cjxl --effort` counts it;
+    /// the default, 7, is cjxl's.
+    public var jxlEffort: Int
 
-    /// Makes options; the default quality is 0.9, WebP is lossy and JPEG baseline.
-    public init(compressionQuality: CGFloat = 0.9, lossless: Bool = false, progressive: Bool = false) {
+    /// Makes options; the default quality is 0.9, WebP and JPEG XL are lossy and JPEG baseline.
+    public init(compressionQuality: CGFloat = 0.9, lossless: Bool = false, progressive: Bool = false,
+                avifSpeed: Int = 6, jxlEffort: Int = 7) {
         self.compressionQuality = compressionQuality
         self.lossless = lossless
         self.progressive = progressive
+        self.avifSpeed = avifSpeed
+        self.jxlEffort = jxlEffort
     }
 
     /// The quality as libjpeg and libwebp count it, 1...100.
