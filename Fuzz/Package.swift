@@ -6,7 +6,8 @@ import PackageDescription
 /// tests. Each executable is one target: a `main.swift` defining `LLVMFuzzerTestOneInput` whose
 /// top-level code hands it to libFuzzer's driver (SwiftPM supplies `main`, not libFuzzer).
 let targets = [
-    "decode-jpeg", "decode-png", "decode-gif", "decode-webp", "decode-limits",
+    "decode-jpeg", "decode-png", "decode-gif", "decode-webp", "decode-avif", "decode-heic", "decode-jxl",
+    "decode-limits",
     "header", "downsample", "processor-spec", "disk-journal", "download",
 ]
 

@@ -24,6 +24,9 @@ declare -A describe=(
     [decode-png]="KFCrossPlatformImage(data:) on PNG, eager and lazy, tight limits"
     [decode-gif]="KFCrossPlatformImage(data:) on GIF, eager and lazy frames, tight limits"
     [decode-webp]="KFCrossPlatformImage(data:) on WebP, eager and lazy frames, tight limits"
+    [decode-avif]="header probe and KFCrossPlatformImage(data:) on AVIF, eager and lazy, tight limits"
+    [decode-heic]="header probe and KFCrossPlatformImage(data:) on HEIC, tight limits"
+    [decode-jxl]="header probe and KFCrossPlatformImage(data:) on JPEG XL, eager and lazy, tight limits"
     [decode-limits]="any format under fuzzed ImageDecodingLimits (pixels, frames, total)"
     [header]="ImageHeader probe and EXIF orientation, checked against the decoded size"
     [downsample]="DownsamplingImageProcessor on .data with a fuzzed size and scale"
@@ -31,7 +34,7 @@ declare -A describe=(
     [disk-journal]="the disk cache's .kf/journal replay, repair, compaction and second reader"
     [download]="ImageDownloader on a raw fuzzed HTTP response from a loopback server"
 )
-targets=(decode-jpeg decode-png decode-gif decode-webp decode-limits header downsample processor-spec disk-journal download)
+targets=(decode-jpeg decode-png decode-gif decode-webp decode-avif decode-heic decode-jxl decode-limits header downsample processor-spec disk-journal download)
 fuzz_dir=Fuzz
 scratch="$fuzz_dir/.build"
 # Release (optimised, still with ASan and overflow checks) runs the targets about ten times faster
@@ -67,6 +70,8 @@ dictionary() { # dictionary TARGET: the dictionary file for TARGET
         decode-png) echo "$fuzz_dir/dicts/png.dict" ;;
         decode-gif) echo "$fuzz_dir/dicts/gif.dict" ;;
         decode-webp) echo "$fuzz_dir/dicts/webp.dict" ;;
+        decode-avif | decode-heic) echo "$fuzz_dir/dicts/isobmff.dict" ;;
+        decode-jxl) echo "$fuzz_dir/dicts/jxl.dict" ;;
         processor-spec | disk-journal) echo "$fuzz_dir/dicts/$1.dict" ;;
         download)
             cat "$fuzz_dir"/dicts/{http,png,gif}.dict >"$scratch/download.dict"
@@ -92,6 +97,16 @@ seed() { # seed TARGET: fills Fuzz/.build/corpus/TARGET when it is empty
     case "$target" in
         decode-jpeg | decode-png | decode-gif | decode-webp)
             cp "$seeds/${target#decode-}"-* "$corpus/" ;;
+        decode-avif | decode-heic | decode-jxl)
+            # The test fixtures (made with Debian's reference encoders) and the samples.
+            local extension="${target#decode-}" folder
+            for folder in Tests/KingfisherTests/Fixtures/*/; do
+                for file in "$folder"*."$extension"; do
+                    if [[ -f "$file" ]]; then cp "$file" "$corpus/$(basename "$folder")-$(basename "$file")"; fi
+                done
+            done
+            for file in Samples/*."$extension"; do if [[ -f "$file" ]]; then cp "$file" "$corpus/"; fi; done
+            [[ -n "$(ls -A "$corpus")" ]] || { echo "fuzz: no $extension files to seed $target"; exit 1; } ;;
         header) cp "$seeds"/* "$corpus/" ;;
         decode-limits | downsample)
             for file in "$seeds"/*; do
