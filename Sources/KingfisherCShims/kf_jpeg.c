@@ -25,6 +25,7 @@ struct kf_jpeg_decoder {
     kf_error_mgr error;
     kf_progress_mgr progress;
     int started;
+    JOCTET *icc;
 };
 
 static void kf_error_exit(j_common_ptr cinfo) {
@@ -91,6 +92,7 @@ kf_jpeg_decoder *kf_jpeg_decoder_create(const unsigned char *data, size_t size, 
     if (setjmp(decoder->error.jump)) {
         kf_copy_error(decoder->error.message, error, error_size);
         jpeg_destroy_decompress(&decoder->info);
+        free(decoder->icc);
         free(decoder);
         return NULL;
     }
@@ -100,6 +102,7 @@ kf_jpeg_decoder *kf_jpeg_decoder_create(const unsigned char *data, size_t size, 
     decoder->info.progress = &decoder->progress.base;
     jpeg_mem_src(&decoder->info, data, (unsigned long)size);
     jpeg_save_markers(&decoder->info, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&decoder->info, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(&decoder->info, TRUE);
     if (decoder->error.hit_eof) {
         kf_copy_error("data ends inside the header", error, error_size);
@@ -129,6 +132,12 @@ kf_jpeg_decoder *kf_jpeg_decoder_create(const unsigned char *data, size_t size, 
             header->exif_size = marker->data_length - 6;
             break;
         }
+    }
+    /* A missing, incomplete or inconsistent chunk sequence gives no profile (a warning, not an error). */
+    unsigned int icc_size = 0;
+    if (jpeg_read_icc_profile(&decoder->info, &decoder->icc, &icc_size) && decoder->icc != NULL) {
+        header->icc = decoder->icc;
+        header->icc_size = icc_size;
     }
     return decoder;
 }
@@ -198,6 +207,7 @@ void kf_jpeg_decoder_destroy(kf_jpeg_decoder *decoder) {
     if (setjmp(decoder->error.jump) == 0) {
         jpeg_destroy_decompress(&decoder->info);
     }
+    free(decoder->icc);
     free(decoder);
 }
 

@@ -33,6 +33,8 @@ typedef struct {
     int saw_adobe_marker;
     const unsigned char *exif;  /* APP1 "Exif" payload after the 6-byte id, or NULL; owned by the decoder */
     size_t exif_size;
+    const unsigned char *icc;   /* the APP2 "ICC_PROFILE" chunks joined in sequence order, or NULL; owned by the decoder */
+    size_t icc_size;
 } kf_jpeg_header;
 
 /* Reads the header of `data` (which must outlive the decoder). NULL on failure, message in `error`. */

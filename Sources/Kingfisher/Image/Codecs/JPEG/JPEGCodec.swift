@@ -6,6 +6,11 @@ import KingfisherCShims
 ///
 /// Decodes baseline, progressive, grayscale, CMYK and YCCK files, applies the EXIF orientation, and
 /// scales by 1/2, 1/4 or 1/8 in the DCT when `minimumPixelSize` allows.
+///
+/// An embedded ICC profile (APP2 `ICC_PROFILE` chunks, joined in sequence order by libjpeg-turbo)
+/// converts the pixels to sRGB (see ``ColorManagement``); CMYK and YCCK files go through their CMYK
+/// profile with lcms2, or without one by the naive formula. Adobe's inverted CMYK (an APP14 marker)
+/// is recognised.
 enum JPEGCodec: ImageCodec {
     static let format = ImageFormat.JPEG
     /// Progressive files with more scans than this are refused: each scan repeats the whole
@@ -48,20 +53,22 @@ enum JPEGCodec: ImageCodec {
                 throw decodingError(String(cMessage: message))
             }
             let rowBytes = Int(outWidth) * 4
-            var failed = false
-            let pixels = PixelMemory.bytes(count: rowBytes * Int(outHeight)) { buffer in
+            let pixelCount = Int(outWidth) * Int(outHeight)
+            let profile = header.icc.map { Data(bytes: $0, count: header.icc_size) }
+            let pixels = try PixelMemory.bytes(count: rowBytes * Int(outHeight)) { buffer in
                 guard let target = buffer.baseAddress,
                       kf_jpeg_decoder_read(decoder, target, rowBytes, &message, message.count) != 0
                 else {
-                    failed = true
-                    return
+                    throw decodingError(String(cMessage: message))
                 }
+                let raw = UnsafeMutableRawBufferPointer(buffer)
                 if cmyk != 0 {
-                    convertCMYK(UnsafeMutableRawBufferPointer(buffer), inverted: header.saw_adobe_marker != 0)
+                    ColorManagement.convertCMYKToSRGB(raw, pixelCount: pixelCount, inverted: header.saw_adobe_marker != 0,
+                                                      profile: profile, options: options)
+                } else {
+                    try ColorManagement.convertToSRGB(raw, width: Int(outWidth), height: Int(outHeight),
+                                                      from: profile.map { .icc($0) }, options: options)
                 }
-            }
-            if failed {
-                throw decodingError(String(cMessage: message))
             }
             let stored = ImageFrame(unchecked: Int(outWidth), height: Int(outHeight), pixels: pixels)
             return orientation.apply(to: stored)
@@ -99,23 +106,5 @@ enum JPEGCodec: ImageCodec {
             }
         }
         return 1
-    }
-
-    /// Turns 4-byte CMYK into opaque RGBA in place. Adobe files store the inks inverted.
-    static func convertCMYK(_ pixels: UnsafeMutableRawBufferPointer, inverted: Bool) {
-        guard let base = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        var offset = 0
-        while offset + 3 < pixels.count {
-            var c = UInt32(base[offset]), m = UInt32(base[offset &+ 1])
-            var y = UInt32(base[offset &+ 2]), k = UInt32(base[offset &+ 3])
-            if !inverted {
-                c = 255 &- c; m = 255 &- m; y = 255 &- y; k = 255 &- k
-            }
-            base[offset] = PixelConversion.multiply(UInt8(c), k)
-            base[offset &+ 1] = PixelConversion.multiply(UInt8(m), k)
-            base[offset &+ 2] = PixelConversion.multiply(UInt8(y), k)
-            base[offset &+ 3] = 255
-            offset &+= 4
-        }
     }
 }

@@ -108,7 +108,7 @@ enum APNGCodec {
         let stream = data.withUnsafeBytes { APNGFrameStream.build(info, of: structure, in: $0) }
         let pixels: ImageFrame
         do {
-            pixels = try PNGCodec.decodePixels(stream, limits: options.limits).frame
+            pixels = try PNGCodec.decodePixels(stream, options: options).frame
         } catch let error as KingfisherError {
             if case .processorError(reason: .decodingFailed(_, let description)) = error {
                 throw PNGCodec.decodingError("APNG frame \(index + 1) could not be decoded: \(description)")

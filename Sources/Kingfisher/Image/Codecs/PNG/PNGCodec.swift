@@ -9,7 +9,8 @@ import Foundation
 /// scale down rounding to nearest, and a `gAMA` that is not sRGB's is converted to sRGB. 16-bit
 /// files without gamma information are taken as sRGB-encoded (libpng would assume linear).
 /// 16-bit Adam7 files go through 16-bit linear light instead (see `finishReadThroughLinear`) and
-/// come out within 1 of that. The encoder writes the first frame as 8-bit RGB when the image is
+/// come out within 1 of that. An `iCCP` profile then converts the straight pixels to sRGB before they
+/// are premultiplied (see ``ColorManagement``), in every frame of an APNG too. The encoder writes the first frame as 8-bit RGB when the image is
 /// opaque, else as 8-bit RGBA.
 ///
 /// An APNG (an `acTL` chunk before the first IDAT) decodes through ``APNGCodec``; an `eXIf`
@@ -40,18 +41,19 @@ enum PNGCodec: ImageCodec {
         if let animation = structure.animation {
             return try APNGCodec.decode(data, structure: structure, animation: animation, options: options)
         }
-        let (frame, opaque) = try decodePixels(data, limits: options.limits)
+        let (frame, opaque) = try decodePixels(data, options: options)
         return KFCrossPlatformImage(validated: [structure.orientation.apply(to: frame)], loopCount: 0,
                                     scale: options.scale, isOpaque: opaque)
     }
 
-    /// The pixels of the IDAT image of `data` as stored (no orientation applied), premultiplied,
-    /// and whether they are all opaque.
-    static func decodePixels(_ data: Data, limits: ImageDecodingLimits) throws -> (frame: ImageFrame, opaque: Bool) {
+    /// The pixels of the IDAT image of `data` as stored (no orientation applied), in sRGB unless
+    /// `options` keeps the source's colours, premultiplied, and whether they are all opaque.
+    static func decodePixels(_ data: Data, options: ImageCreatingOptions) throws -> (frame: ImageFrame, opaque: Bool) {
         try readHeader(data) { image in
             let width = Int(image.pointee.width)
             let height = Int(image.pointee.height)
-            try limits.checkFrame(width: width, height: height, format: format)
+            try options.limits.checkFrame(width: width, height: height, format: format)
+            let profile = options.keepsSourceColors ? nil : embeddedProfile(data)
 
             let (rowBytes, rowOverflow) = width.multipliedReportingOverflow(by: 4)
             let (byteCount, sizeOverflow) = rowBytes.multipliedReportingOverflow(by: height)
@@ -74,6 +76,8 @@ enum PNGCodec: ImageCodec {
                         throw decodingError("\(PNGControl.message(of: image))")
                     }
                 }
+                try ColorManagement.convertToSRGB(UnsafeMutableRawBufferPointer(output), width: width, height: height,
+                                                  from: profile, options: options)
                 opaque = PixelConversion.premultiply(UnsafeMutableRawBufferPointer(output))
             }
             return (ImageFrame(unchecked: width, height: height, pixels: pixels), opaque)

@@ -2,6 +2,7 @@ import CLibWebP
 import Foundation
 
 // Still WebP images: one `WebPDecode` call into premultiplied RGBA memory we own, optionally scaled.
+// An image whose ICC profile needs converting decodes straight instead, is converted, then premultiplied.
 extension WebPCodec {
     /// Decodes a still (non-animated) WebP of `features` from `bytes`.
     ///
@@ -34,10 +35,12 @@ extension WebPCodec {
             config.options.scaled_height = Int32(output.height)
         }
 
+        let profile = WebPICC.profile(bytes)
+        let converts = ColorManagement.needsConversion(profile, options: options)
         let stride = output.width * 4
         let count = stride * output.height
         let pixels = try PixelMemory.bytes(count: count) { buffer in
-            config.output.colorspace = MODE_rgbA
+            config.output.colorspace = converts ? MODE_RGBA : MODE_rgbA
             config.output.is_external_memory = 1
             config.output.u.RGBA.rgba = buffer.baseAddress
             config.output.u.RGBA.stride = Int32(stride)
@@ -52,6 +55,11 @@ extension WebPCodec {
             }
             guard decodedWidth == output.width, decodedHeight == output.height else {
                 throw decodingError("libwebp decoded \(decodedWidth)×\(decodedHeight) pixels instead of \(output.width)×\(output.height)")
+            }
+            if converts {
+                let raw = UnsafeMutableRawBufferPointer(buffer)
+                try ColorManagement.convertToSRGB(raw, width: output.width, height: output.height, from: profile, options: options)
+                _ = PixelConversion.premultiply(raw)
             }
         }
 

@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+@testable import Kingfisher
+
+/// One fixture's patches (8×8 each, in a row) from `Fixtures/color/expected.json`, which
+/// `make-fixtures.py` wrote with Pillow: `source` is what Pillow decodes, `srgb` what lcms2 (through
+/// Pillow's ImageCms, relative colorimetric) makes of it, straight alpha.
+private struct Expected: Decodable {
+    let source: [[Int]]
+    let srgb: [[Int]]
+}
+
+private func expected(_ name: String) throws -> Expected {
+    let all = try JSONDecoder().decode([String: Expected].self, from: Fixtures.data("color/expected.json"))
+    return try #require(all[name])
+}
+
+private func decode(_ name: String, keepsSourceColors: Bool = false) throws -> ImageFrame {
+    let data = try Fixtures.data("color/\(name)")
+    let options = ImageCreatingOptions(keepsSourceColors: keepsSourceColors)
+    if name.hasSuffix(".png") { return try PNGCodec.decode(data, options: options).firstFrame }
+    if name.hasSuffix(".webp") { return try WebPCodec.decode(data, options: options).firstFrame }
+    return try JPEGCodec.decode(data, options: options).firstFrame
+}
+
+/// The premultiplied centre pixel of patch `index`.
+private func patch(_ frame: ImageFrame, _ index: Int) -> [Int] {
+    guard let p = frame.pixel(x: index * 8 + 4, y: 4) else { return [] }
+    return [Int(p.r), Int(p.g), Int(p.b), Int(p.a)]
+}
+
+/// Straight RGB(A) from the JSON, premultiplied as the decoder stores it.
+private func premultiplied(_ value: [Int]) -> [Int] {
+    let alpha = value.count > 3 ? value[3] : 255
+    return value.prefix(3).map { Int((Double($0) * Double(alpha) / 255).rounded()) } + [alpha]
+}
+
+private func within(_ a: [Int], _ b: [Int], _ tolerance: Int) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) <= tolerance }
+}
+
+/// Every patch of `name` against its expected sRGB values. Tolerance 2: Pillow's libjpeg-turbo and
+/// Debian's may differ by 1 on a pixel, and the Swift matrix/TRC path is within 1 of lcms2.
+private func expectConverted(_ name: String, tolerance: Int = 2) throws {
+    let frame = try decode(name)
+    let reference = try expected(name)
+    for (index, value) in reference.srgb.enumerated() {
+        let actual = patch(frame, index)
+        #expect(within(actual, premultiplied(value), tolerance), "\(name) patch \(index): \(actual) against \(premultiplied(value))")
+    }
+}
+
+/// 4,096 RGBA pixels spread over the cube, alpha 255.
+private func cubeSamples() -> [UInt8] {
+    var pixels: [UInt8] = []
+    for r in stride(from: 0, through: 255, by: 17) {
+        for g in stride(from: 0, through: 255, by: 17) {
+            for b in stride(from: 0, through: 255, by: 15) {
+                pixels += [UInt8(r), UInt8(g), UInt8(b), 255]
+            }
+        }
+    }
+    return pixels
+}
+
+private let lcmsAvailable: Bool = {
+    if case .success = LCMSLibrary.shared { return true }
+    return false
+}()
+
+@Suite struct ColorManagementTests {
+    @Test func displayP3JPEGWithAProfileInTwoChunksIsConverted() throws {
+        try expectConverted("p3.jpg")
+        // Not the stored values: the orange patch moves by more than 10.
+        #expect(patch(try decode("p3.jpg"), 3)[0] - patch(try decode("p3.jpg", keepsSourceColors: true), 3)[0] > 10)
+    }
+
+    @Test func adobeRGBJPEGIsConverted() throws {
+        try expectConverted("adobe-rgb.jpg")
+    }
+
+    @Test func pngWithICCPIsConvertedBeforePremultiplying() throws {
+        try expectConverted("p3.png")
+    }
+
+    @Test func webPWithICCPIsConvertedBeforePremultiplying() throws {
+        try expectConverted("p3.webp")
+    }
+
+    @Test(.enabled(if: lcmsAvailable)) func cmykJPEGWithAProfileGoesThroughLCMS() throws {
+        try expectConverted("cmyk.jpg")
+    }
+
+    @Test func cmykJPEGWithoutAProfileUsesTheNaiveFormula() throws {
+        try expectConverted("cmyk-noprofile.jpg", tolerance: 1)
+    }
+
+    @Test func keepsSourceColorsLeavesValuesAsStored() throws {
+        for name in ["p3.jpg", "adobe-rgb.jpg", "p3.png", "p3.webp"] {
+            let frame = try decode(name, keepsSourceColors: true)
+            for (index, value) in try expected(name).source.enumerated() {
+                #expect(within(patch(frame, index), premultiplied(value), 1), "\(name) patch \(index)")
+            }
+        }
+    }
+
+    @Test func aCorruptProfileLeavesThePixelsAsDecoded() throws {
+        // Same pixels as p3.jpg; its ICC chunk is a header followed by garbage.
+        let corrupt = try decode("corrupt-icc.jpg")
+        let untouched = try decode("p3.jpg", keepsSourceColors: true)
+        #expect(corrupt.pixels == untouched.pixels)
+    }
+
+    @Test func sRGBTaggedImagesAreUnchanged() throws {
+        let tagged = try decode("srgb.jpg")
+        let untouched = try decode("srgb.jpg", keepsSourceColors: true)
+        #expect(tagged.pixels == untouched.pixels)
+        guard case .unchanged = ColorManagement.conversion(for: .cicp(colorPrimaries: 1, transferCharacteristics: 13)) else {
+            Issue.record("BT.709 primaries with the sRGB transfer should need no conversion")
+            return
+        }
+    }
+
+    @Test(.enabled(if: lcmsAvailable)) func swiftMatrixPathMatchesLCMSWithinOne() throws {
+        for name in ["p3.icc", "adobe-rgb.icc"] {
+            let profile = try Fixtures.data("color/\(name)")
+            var swift = cubeSamples()
+            var lcms = swift
+            let shaper = try #require(ICCProfileReader(profile)?.matrixShaper)
+            let fast = try #require(MatrixShaperTransform(shaper))
+            let reference = try #require(LCMSTransform(profile: profile, input: .rgba))
+            swift.withUnsafeMutableBytes { fast.apply($0, pixelCount: $0.count / 4) }
+            lcms.withUnsafeMutableBytes { reference.apply($0, pixelCount: $0.count / 4, input: .rgba) }
+            let worst = zip(swift, lcms).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(worst <= 1, "\(name): largest difference \(worst)")
+        }
+    }
+
+    @Test func cicpDisplayP3MatchesTheICCDisplayP3() throws {
+        var fromCICP = cubeSamples()
+        var fromICC = fromCICP
+        let options = ImageCreatingOptions()
+        try fromCICP.withUnsafeMutableBytes {
+            try ColorManagement.convertToSRGB($0, width: 64, height: 64, from: .cicp(colorPrimaries: 12, transferCharacteristics: 13),
+                                              options: options)
+        }
+        try fromICC.withUnsafeMutableBytes {
+            try ColorManagement.convertToSRGB($0, width: 64, height: 64, from: .icc(try Fixtures.data("color/p3.icc")),
+                                              options: options)
+        }
+        #expect(fromCICP != cubeSamples())
+        #expect(zip(fromCICP, fromICC).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
+    }
+
+    @Test func hdrTransfersAndUnknownCodePointsAreLeftAlone() throws {
+        for (primaries, transfer) in [(9, 16), (12, 18), (1, 2), (2, 1), (22, 13), (12, 7)] as [(UInt16, UInt16)] {
+            var pixels = cubeSamples()
+            try pixels.withUnsafeMutableBytes {
+                try ColorManagement.convertToSRGB($0, width: 64, height: 64,
+                                                  from: .cicp(colorPrimaries: primaries, transferCharacteristics: transfer),
+                                                  options: ImageCreatingOptions())
+            }
+            #expect(pixels == cubeSamples(), "primaries \(primaries), transfer \(transfer)")
+        }
+    }
+
+    @Test func hostileProfilesNeitherCrashNorChangePixels() throws {
+        let p3 = try Fixtures.data("color/p3.icc")
+        var candidates: [Data] = [Data(), Data(repeating: 0xFF, count: 200), p3.prefix(131), p3.prefix(300)]
+        // A tag table claiming a huge count, and a tag pointing past the end.
+        var hugeCount = p3
+        hugeCount.replaceSubrange(128..<132, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        var farTag = p3
+        farTag.replaceSubrange(136..<140, with: [0x7F, 0xFF, 0xFF, 0xF0])
+        var shortSize = p3
+        shortSize.replaceSubrange(0..<4, with: [0, 0, 0, 10])
+        candidates += [hugeCount, farTag, shortSize]
+        for (index, candidate) in candidates.enumerated() {
+            var pixels = cubeSamples()
+            try pixels.withUnsafeMutableBytes {
+                try ColorManagement.convertToSRGB($0, width: 64, height: 64, from: .icc(candidate), options: ImageCreatingOptions())
+            }
+            #expect(pixels == cubeSamples(), "candidate \(index)")
+        }
+    }
+}
