@@ -22,16 +22,21 @@ extension CacheSerializer {
 
 /// Kingfisher's default serializer: the image is encoded in the format of its original data.
 ///
-/// PNG, JPEG (at `compressionQuality`), GIF and WebP originals keep their format; with no original or
-/// an unknown one, PNG is written. An animated image never becomes a still: unless its format can
-/// hold an animation (GIF, WebP), it is written as an animated GIF. With `preferCacheOriginalData`,
-/// the original bytes are stored untouched whenever there are some (so a processed image is rebuilt
-/// from them on read).
+/// PNG, JPEG (at `compressionQuality`), GIF, WebP, AVIF and JPEG XL originals keep their format
+/// (AVIF and lossy JPEG XL at `compressionQuality`, with the encoders' default speed and effort);
+/// with no original or an unknown one, PNG is written. HEIC cannot be written (Kingfisher has no
+/// HEVC encoder), so an image whose original is HEIC is written as JPEG when it is opaque (much
+/// smaller than PNG for a photograph) and as PNG when it has transparency (JPEG has no alpha).
+///
+/// An animation never becomes a still: unless its format can hold an animation (GIF, WebP, and
+/// AVIF or JPEG XL when their encoder wrote every frame), it is written as an animated GIF. With
+/// `preferCacheOriginalData`, the original bytes are stored untouched whenever there are some (so
+/// a processed image is rebuilt from them on read).
 public struct DefaultCacheSerializer: CacheSerializer {
     /// The shared instance: quality 1, original data not preferred.
     public static let `default` = DefaultCacheSerializer()
 
-    /// JPEG and lossy WebP quality, 0...1.
+    /// JPEG, lossy WebP, AVIF and lossy JPEG XL quality, 0...1.
     public var compressionQuality: CGFloat = 1.0
     /// Store the original data as it is when there is some.
     public var preferCacheOriginalData: Bool = false
@@ -42,72 +47,39 @@ public struct DefaultCacheSerializer: CacheSerializer {
     /// Whether the downloaded bytes are stored as they came (``preferCacheOriginalData``).
     public var originalDataUsed: Bool { preferCacheOriginalData }
 
-    /// The original bytes when preferred and present, else the image encoded in the original's format
-    /// (PNG when the format is unknown, GIF for an animation whose format holds only stills).
-    ///
-    /// An image whose original is AVIF, HEIC or JPEG XL, which Kingfisher recognises but cannot encode
-    /// yet, is stored as PNG (GIF when animated).
+    /// The original bytes when preferred and present, else the image encoded in the original's
+    /// format (see the type's discussion for HEIC, unknown formats and animations).
     public func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
         if preferCacheOriginalData, let original {
             return original
         }
-        return image.kf.data(format: Self.format(for: image, original: original), compressionQuality: compressionQuality)
+        let format = Self.format(for: image, original: original)
+        if image.isAnimated, format == .AVIF || format == .JXL {
+            // Keep the original's format only if its encoder kept every frame.
+            if let data = image.kf.data(format: format, compressionQuality: compressionQuality),
+               (try? ImageHeader(data: data))?.frameCount == image.frames.count {
+                return data
+            }
+            return image.kf.data(format: .GIF)
+        }
+        return image.kf.data(format: format, compressionQuality: compressionQuality)
     }
 
-    /// The format the image is written in: the original's, except that an animation whose format
-    /// cannot animate (none, unknown, PNG, JPEG) is written as GIF so no frame is lost. A format that
-    /// cannot be encoded yet (AVIF, HEIC, JPEG XL) is written as PNG, or GIF when animated.
+    /// The format the image is written in: the original's, except that a HEIC original gives JPEG
+    /// (opaque) or PNG (with alpha), and an animation whose format cannot animate (none, unknown,
+    /// PNG, JPEG, HEIC) gives GIF so no frame is lost.
     static func format(for image: KFCrossPlatformImage, original: Data?) -> ImageFormat {
         let format = original?.kf.imageFormat ?? .unknown
         guard image.isAnimated else {
             switch format {
-            case .AVIF, .HEIC, .JXL: return .PNG
-            case .PNG, .JPEG, .GIF, .WebP, .unknown: return format
+            case .HEIC: return image.isOpaque ? .JPEG : .PNG
+            case .PNG, .JPEG, .GIF, .WebP, .AVIF, .JXL, .unknown: return format
             }
         }
         switch format {
-        case .GIF, .WebP: return format
-        case .PNG, .JPEG, .AVIF, .HEIC, .JXL, .unknown: return .GIF
+        case .GIF, .WebP, .AVIF, .JXL: return format
+        case .PNG, .JPEG, .HEIC, .unknown: return .GIF
         }
-    }
-
-    /// Decodes `data` with the options' decoding settings; `nil` when it is not a readable image.
-    public func image(with data: Data, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
-        KingfisherWrapper<KFCrossPlatformImage>.image(data: data, options: options.imageCreatingOptions)
-    }
-}
-
-/// A serializer that always writes one format, whatever the original was: `.png` keeps the
-/// transparency a processor such as round corners adds to a JPEG.
-public struct FormatIndicatedCacheSerializer: CacheSerializer {
-    /// Always PNG.
-    public static let png = FormatIndicatedCacheSerializer(imageFormat: .PNG)
-    /// Always JPEG at quality 1.
-    public static let jpeg = FormatIndicatedCacheSerializer(imageFormat: .JPEG)
-    /// Always GIF, every frame kept.
-    public static let gif = FormatIndicatedCacheSerializer(imageFormat: .GIF)
-    /// Always lossless WebP, every frame kept.
-    public static let webp = FormatIndicatedCacheSerializer(imageFormat: .WebP)
-
-    /// Always JPEG at `compressionQuality` (0...1).
-    public static func jpeg(compressionQuality: CGFloat) -> FormatIndicatedCacheSerializer {
-        FormatIndicatedCacheSerializer(imageFormat: .JPEG, compressionQuality: compressionQuality)
-    }
-
-    private let imageFormat: ImageFormat
-    private let compressionQuality: CGFloat
-
-    private init(imageFormat: ImageFormat, compressionQuality: CGFloat = 1.0) {
-        self.imageFormat = imageFormat
-        self.compressionQuality = compressionQuality
-    }
-
-    /// The image encoded in this serializer's format (WebP losslessly).
-    public func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
-        if imageFormat == .WebP {
-            return image.kf.webpRepresentation(compressionQuality: compressionQuality, lossless: true)
-        }
-        return image.kf.data(format: imageFormat, compressionQuality: compressionQuality)
     }
 
     /// Decodes `data` with the options' decoding settings; `nil` when it is not a readable image.
@@ -119,14 +91,16 @@ public struct FormatIndicatedCacheSerializer: CacheSerializer {
 extension KingfisherWrapper where Base == KFCrossPlatformImage {
     /// The image encoded as `format` (PNG for `.unknown`), or `nil` if encoding failed.
     ///
-    /// AVIF, HEIC and JPEG XL cannot be encoded yet and give PNG, as `.unknown` does, so a processed
-    /// image of such an original is cached as PNG.
+    /// AVIF and lossy JPEG XL are written at `compressionQuality` with the encoders' default speed
+    /// and effort (``ImageEncodingOptions``); HEIC gives `nil`, since Kingfisher cannot encode it.
     public func data(format: ImageFormat, compressionQuality: CGFloat = 1.0) -> Data? {
         switch format {
-        case .PNG, .unknown, .AVIF, .HEIC, .JXL: return pngRepresentation()
+        case .PNG, .unknown: return pngRepresentation()
         case .JPEG: return jpegRepresentation(compressionQuality: compressionQuality)
         case .GIF: return gifRepresentation()
         case .WebP: return webpRepresentation(compressionQuality: compressionQuality)
+        case .AVIF, .JXL: return try? base.encoded(as: format, options: ImageEncodingOptions(compressionQuality: compressionQuality))
+        case .HEIC: return nil
         }
     }
 }

@@ -60,8 +60,8 @@ extension KFOptionSetter {
     /// `.cacheSerializer(serializer)`.
     public func cacheSerializer(_ serializer: any CacheSerializer) -> Self { with { $0.cacheSerializer = serializer } }
     /// A ``FormatIndicatedCacheSerializer`` for `format` (JPEG at `jpegCompressionQuality` when
-    /// given); a format without one (unknown, or AVIF, HEIC and JPEG XL, which cannot be encoded yet)
-    /// keeps the ``DefaultCacheSerializer``.
+    /// given; AVIF at quality 0.9; JPEG XL and WebP lossless); a format without one (unknown, or
+    /// HEIC, which Kingfisher cannot encode) keeps the ``DefaultCacheSerializer``.
     public func serialize(as format: ImageFormat, jpegCompressionQuality: CGFloat? = nil) -> Self {
         with { options in
             switch format {
@@ -71,7 +71,9 @@ extension KFOptionSetter {
                     ?? FormatIndicatedCacheSerializer.jpeg
             case .GIF: options.cacheSerializer = FormatIndicatedCacheSerializer.gif
             case .WebP: options.cacheSerializer = FormatIndicatedCacheSerializer.webp
-            case .unknown, .AVIF, .HEIC, .JXL: options.cacheSerializer = DefaultCacheSerializer.default
+            case .AVIF: options.cacheSerializer = FormatIndicatedCacheSerializer.avif
+            case .JXL: options.cacheSerializer = FormatIndicatedCacheSerializer.jxl
+            case .unknown, .HEIC: options.cacheSerializer = DefaultCacheSerializer.default
             }
         }
     }
