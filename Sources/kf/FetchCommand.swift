@@ -23,10 +23,11 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
         -o DIR (an existing folder, or a path ending in '/') writes each image into DIR in its \
         own format, named from the URL's last path component with that format's extension and \
         made unique; -o FILE needs a single input and is written in the format its extension \
-        names (.jpg or .jpeg JPEG, .png PNG, .webp WebP, .gif GIF; any other, its own format). \
-        Bytes already in that format (the original without --processor, the cached processed \
-        image with it) are written unchanged; otherwise the image is encoded. The format on the \
-        line is the format written.
+        names (.jpg or .jpeg JPEG, .png PNG, .webp WebP, .gif GIF, .avif AVIF, .jxl JPEG XL, \
+        .heic HEIC; any other, its own format). Bytes already in that format (the original \
+        without --processor, the cached processed image with it) are written unchanged; \
+        otherwise the image is encoded, except as HEIC, which Kingfisher reads but cannot write. \
+        The format on the line is the format written.
 
         Exit status: 0 when every input was retrieved, 1 when any failed, 2 on a usage error.
 

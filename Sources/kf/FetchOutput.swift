@@ -28,8 +28,9 @@ struct RetrievedImage {
 /// Where `kf fetch -o` writes: nothing, one file, or a folder.
 ///
 /// The format written: for `-o FILE` the one its extension names (`.jpg`/`.jpeg` JPEG, `.png`
-/// PNG, `.webp` WebP, `.gif` GIF), otherwise, and for `-o DIR`, the image's own format. Bytes
-/// already in that format are written unchanged; others are encoded from the image.
+/// PNG, `.webp` WebP, `.gif` GIF, `.avif` AVIF, `.jxl` JPEG XL, `.heic` HEIC), otherwise, and for
+/// `-o DIR`, the image's own format. Bytes already in that format are written unchanged; others
+/// are encoded from the image, except as HEIC, which Kingfisher cannot encode.
 enum FetchDestination {
     /// No `-o`: nothing is written.
     case none
@@ -81,8 +82,8 @@ enum FetchDestination {
         let bytes: Data
         if let original = fetched.bytes, ImageFormat(data: original) == target {
             bytes = original
-        } else if target == .AVIF || target == .HEIC || target == .JXL {
-            throw Reason(description: "the image cannot be written as \(target) yet (only an original in that format is copied)")
+        } else if target == .HEIC {
+            throw Reason(description: HEICOutput.refusal(copying: fetched.format))
         } else if let encoded = try fetched.decoded().kf.data(format: target) {
             bytes = encoded
         } else {

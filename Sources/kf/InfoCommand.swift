@@ -21,7 +21,7 @@ struct InfoCommand: ParsableCommand, HasOutputOptions {
         """
     )
 
-    @Argument(help: ArgumentHelp("The image: a file (PNG, JPEG, GIF or WebP; AVIF, HEIC and JPEG XL headers only) or an http(s) URL.", valueName: "FILE|URL"))
+    @Argument(help: ArgumentHelp("The image: a file (PNG, JPEG, GIF, WebP, AVIF, HEIC or JPEG XL) or an http(s) URL.", valueName: "FILE|URL"))
     var file: String
 
     @OptionGroup var location: CacheLocationOptions

@@ -96,9 +96,11 @@ struct OriginalFormatSerializer: CacheSerializer {
     let fallback: ImageFormat
 
     /// The image encoded in the original's format (`fallback` without original bytes, PNG when
-    /// unknown); an animation whose format holds only stills is written as GIF, keeping its frames.
+    /// unknown; a HEIC original gives JPEG, or PNG with transparency, as ``DefaultCacheSerializer``
+    /// writes it); an animation in a format other than GIF or WebP is written as GIF, keeping its frames.
     func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
         var format = original.map { ImageFormat(data: $0) } ?? fallback
+        if format == .HEIC { format = image.isOpaque ? .JPEG : .PNG }
         if image.isAnimated, format != .GIF, format != .WebP { format = .GIF }
         return image.kf.data(format: format)
     }

@@ -13,12 +13,15 @@ struct ProcessCommand: ParsableCommand, HasOutputOptions {
 
         \(ProcessorSpec.grammar)
 
-        The output format is the --serializer's when given; otherwise the one OUT's extension names \
-        (.png, .jpg, .gif, .webp); otherwise the input's own format, as Kingfisher's default \
-        serializer keeps it.
+        IN may be PNG, JPEG, GIF, WebP, AVIF, HEIC or JPEG XL. The output format is the \
+        --serializer's when given; otherwise the one OUT's extension names (.png, .jpg, .gif, \
+        .webp, .avif, .jxl); otherwise the input's own format, as Kingfisher's default serializer \
+        keeps it (a HEIC input gives JPEG, or PNG when the result has transparency: HEIC is read \
+        but not written).
 
         Exit status: 0 when OUT was written, 1 when IN could not be read, decoded or processed or \
-        OUT could not be encoded or written, 2 on a usage error (a bad SPEC included).
+        OUT could not be encoded or written (a .heic OUT included), 2 on a usage error (a bad SPEC \
+        included).
         """
     )
 
@@ -31,7 +34,7 @@ struct ProcessCommand: ParsableCommand, HasOutputOptions {
     @Option(help: "The processor chain, e.g. 'downsample(200x200)|>round(20)'.")
     var processor: String
 
-    @Option(help: "How to encode the result: default (the input's format), png, jpeg, gif or webp.")
+    @Option(help: "How to encode the result: default (the input's format), png, jpeg, gif, webp, avif or jxl.")
     var serializer: String?
 
     @Option(help: "Scale of the images processed: sizes in SPEC are points, pixels = points × scale.")
@@ -73,26 +76,29 @@ struct ProcessCommand: ParsableCommand, HasOutputOptions {
         case nil:
             let ext = URL(fileURLWithPath: output).pathExtension
             guard let format = ImageFormat(fileExtension: ext) else { return DefaultCacheSerializer.default }
-            if format == .AVIF || format == .HEIC || format == .JXL {
-                throw CLIError.usage("cannot write \(format) yet: '\(output)' needs .png, .jpg, .gif or .webp, or --serializer")
-            }
+            if format == .HEIC { throw CLIError.input(output, Reason(description: HEICOutput.refusal)) }
             return Self.serializer(for: format)
         case "default": return DefaultCacheSerializer.default
         case "png": return FormatIndicatedCacheSerializer.png
         case "jpeg", "jpg": return FormatIndicatedCacheSerializer.jpeg(compressionQuality: 0.9)
         case "gif": return FormatIndicatedCacheSerializer.gif
         case "webp": return FormatIndicatedCacheSerializer.webp
+        case "avif": return FormatIndicatedCacheSerializer.avif(compressionQuality: 0.9)
+        case "jxl": return FormatIndicatedCacheSerializer.jxl(compressionQuality: 0.9)
+        case "heic", "heif": throw CLIError.input(output, Reason(description: HEICOutput.refusal))
         case let other?:
-            throw CLIError.usage("--serializer must be default, png, jpeg, gif or webp; got '\(other)'")
+            throw CLIError.usage("--serializer must be default, png, jpeg, gif, webp, avif or jxl; got '\(other)'")
         }
     }
 
     private static func serializer(for format: ImageFormat) -> any CacheSerializer {
         switch format {
-        case .PNG, .unknown, .AVIF, .HEIC, .JXL: return FormatIndicatedCacheSerializer.png
+        case .PNG, .unknown, .HEIC: return FormatIndicatedCacheSerializer.png
         case .JPEG: return FormatIndicatedCacheSerializer.jpeg(compressionQuality: 0.9)
         case .GIF: return FormatIndicatedCacheSerializer.gif
         case .WebP: return FormatIndicatedCacheSerializer.webp
+        case .AVIF: return FormatIndicatedCacheSerializer.avif(compressionQuality: 0.9)
+        case .JXL: return FormatIndicatedCacheSerializer.jxl(compressionQuality: 0.9)
         }
     }
 }
