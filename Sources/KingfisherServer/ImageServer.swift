@@ -39,7 +39,8 @@ public final class ImageServer: Sendable {
         downloader.downloadTimeout = configuration.limits.upstreamTimeout
         downloader.maximumRedirects = 0
         self.pipeline = RenditionPipeline(
-            manager: manager, limits: configuration.limits, memoryLimit: configuration.renditionMemoryLimit, metrics: metrics)
+            manager: manager, limits: configuration.limits, memoryLimit: configuration.renditionMemoryLimit, metrics: metrics,
+            encoding: ImageEncodingOptions(compressionQuality: 0.85, avifSpeed: configuration.avifSpeed))
         self.signer = configuration.signingKey.map { URLSigner(key: $0) }
         self.addressGuard = AddressGuard(
             allowPrivateAddresses: configuration.allowPrivateAddresses, allowedAddresses: configuration.allowedAddresses)

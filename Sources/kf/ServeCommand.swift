@@ -11,9 +11,11 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Serve processed images over HTTP from signed URLs, or sign such URLs.",
         discussion: """
-        An image is requested as /SIGNATURE/FORMAT/SPEC/SOURCE: FORMAT is jpeg, png, webp, gif \
-        or auto (WebP when the client accepts it); SPEC is a processor chain, percent-encoded, \
-        or '-' for none; SOURCE is the source URL in base64url. 'kf serve sign' prints such paths.
+        An image is requested as /SIGNATURE/FORMAT/SPEC/SOURCE: FORMAT is jpeg, png, webp, gif, \
+        avif, jxl or auto (AVIF when the client's Accept header names image/avif, else WebP when \
+        it names image/webp, else JPEG, PNG or GIF; image/* and */* do not count, q=0 refuses); \
+        SPEC is a processor chain, percent-encoded, or '-' for none; SOURCE is the source URL in \
+        base64url. 'kf serve sign' prints such paths.
         """,
         subcommands: [ServeRunCommand.self, ServeSignCommand.self],
         defaultSubcommand: ServeRunCommand.self
@@ -41,7 +43,7 @@ struct ServeSignCommand: ParsableCommand {
     @Option(help: "The processor chain, e.g. 'downsample(200x200)|>round(20)'; '-' for none.")
     var processor: String = ImagePath.noProcessing
 
-    @Option(help: "The output format: jpeg, png, webp, gif or auto.")
+    @Option(help: "The output format: jpeg, png, webp, gif, avif, jxl or auto.")
     var format: String = OutputFormat.auto.rawValue
 
     @Argument(help: "The http(s) URLs of the source images.")
@@ -50,7 +52,7 @@ struct ServeSignCommand: ParsableCommand {
     func run() throws {
         guard let key = serveKey(key) else { throw CLIError.usage("a signing key is needed: --key KEY or KF_SERVE_KEY") }
         guard let outputFormat = OutputFormat(rawValue: format.lowercased()) else {
-            throw CLIError.usage("--format must be jpeg, png, webp, gif or auto; got '\(format)'")
+            throw CLIError.usage("--format must be jpeg, png, webp, gif, avif, jxl or auto; got '\(format)'")
         }
         if processor != ImagePath.noProcessing {
             do {

@@ -37,7 +37,7 @@ enum DemoPage {
           <label for="spec">Processors</label>
           <input id="spec" value="downsample(200x200)|>round(16)">
           <label for="format">Format</label>
-          <select id="format"><option>auto</option><option>webp</option><option>jpeg</option><option>png</option><option>gif</option></select>
+          <select id="format"><option>auto</option><option>webp</option><option>jpeg</option><option>png</option><option>gif</option><option>avif</option><option>jxl</option></select>
           <button type="submit">Show</button>
         </form>
         <p id="error"></p>

@@ -44,7 +44,7 @@ extension ImageServer {
             throw ImageServerError(.forbidden, "the source host '\(source.host ?? "")' is not in the allow-list")
         }
         guard let format = OutputFormat(rawValue: String(query["format"] ?? "auto").lowercased()) else {
-            throw ImageServerError(.badRequest, "the format must be jpeg, png, webp, gif or auto")
+            throw ImageServerError(.badRequest, "the format must be jpeg, png, webp, gif, avif, jxl or auto")
         }
         let spec = String(query["spec"] ?? Substring(ImagePath.noProcessing))
         let imagePath = ImagePath(source: source, spec: spec.isEmpty ? ImagePath.noProcessing : spec, format: format, signer: signer)

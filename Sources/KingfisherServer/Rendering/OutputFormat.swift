@@ -11,69 +11,100 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
     case webp
     /// GIF (animated when the source is).
     case gif
-    /// WebP when the client accepts it, otherwise JPEG for opaque stills, PNG for stills with
-    /// alpha and GIF for animations; answered with `Vary: Accept`.
+    /// AVIF at quality 0.85 and the server's encoder speed (``ImageServerConfiguration/avifSpeed``).
+    case avif
+    /// Lossy JPEG XL at quality 0.85.
+    case jxl
+    /// Negotiated from the request's `Accept` header and answered with `Vary: Accept`: AVIF when
+    /// the client names `image/avif`, else WebP when it names `image/webp`, else JPEG for opaque
+    /// stills, PNG for stills with alpha and GIF for animations.
+    ///
+    /// A client must name a type to get it (`image/*` and `*/*` do not count), and a type named
+    /// with `q=0` is refused; when both are named with different qualities the higher wins. An
+    /// animation goes to the next format when the encoder could not keep all its frames, and an
+    /// image the preferred encoder fails on goes to the next format too, so the answer is always
+    /// one the client named or one every client reads.
     case auto
 
-    /// What the format turns into for a client sending `accept`: a fixed format, or
-    /// ``Rendering/fallback`` for `auto` when the client does not accept WebP.
+    /// What the format turns into for a client sending `accept`: a fixed format, or for `auto`
+    /// the formats the client names, in the order the server tries them.
     func rendering(accept: String?) -> Rendering {
         switch self {
         case .jpeg: return .fixed(.JPEG)
         case .png: return .fixed(.PNG)
         case .webp: return .fixed(.WebP)
         case .gif: return .fixed(.GIF)
-        case .auto: return Self.acceptsWebP(accept) ? .fixed(.WebP) : .fallback
+        case .avif: return .fixed(.AVIF)
+        case .jxl: return .fixed(.JXL)
+        case .auto: return .negotiated(Self.negotiated(AcceptHeader(accept)))
         }
     }
 
-    /// Whether an `Accept` header names `image/webp` with a non-zero quality.
-    static func acceptsWebP(_ accept: String?) -> Bool {
-        guard let accept else { return false }
-        for item in accept.lowercased().split(separator: ",") {
-            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.first == "image/webp" else { continue }
-            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) }
-            return (quality ?? 1) > 0
-        }
-        return false
+    /// The modern formats `accept` names acceptably, best first: higher quality first, AVIF before
+    /// WebP at equal quality (AVIF files are usually the smaller).
+    static func negotiated(_ accept: AcceptHeader) -> [ImageFormat] {
+        let candidates: [(format: ImageFormat, quality: Double)] = [(.AVIF, "image/avif"), (.WebP, "image/webp")]
+            .compactMap { format, type in
+                guard let quality = accept.quality(ofExactly: type), quality > 0 else { return nil }
+                return (format, quality)
+            }
+        // A stable sort keeps the server's order among equal qualities.
+        return candidates.enumerated()
+            .sorted { ($0.element.quality, -$0.offset) > ($1.element.quality, -$1.offset) }
+            .map(\.element.format)
     }
 
     /// How a rendition is encoded.
     enum Rendering: Sendable, Hashable {
         /// Always this format.
         case fixed(ImageFormat)
+        /// The first of these formats that keeps the image (every frame of an animation), else
         /// JPEG, PNG or GIF, whichever keeps the image (opacity, animation) best.
-        case fallback
+        case negotiated([ImageFormat])
 
-        /// A name for cache keys.
+        /// JPEG, PNG or GIF only: what `auto` gives a client that names no modern format.
+        static let fallback = Rendering.negotiated([])
+
+        /// A name for cache keys: one per distinct output (`webp`, `avif+webp+fallback`, `fallback`).
         var token: String {
             switch self {
             case .fixed(let format): return format.rawValue.lowercased()
-            case .fallback: return "fallback"
+            case .negotiated(let formats): return (formats.map { $0.rawValue.lowercased() } + ["fallback"]).joined(separator: "+")
             }
         }
-
-        /// The serializer that writes this rendition.
-        var serializer: RenditionSerializer { RenditionSerializer(rendering: self) }
     }
 }
 
 /// Encodes rendered images in the format a request asked for, and reads them back.
 struct RenditionSerializer: CacheSerializer {
+    /// The format or formats to write.
     let rendering: OutputFormat.Rendering
+    /// Quality, AVIF speed and JPEG XL effort for every format.
+    let encoding: ImageEncodingOptions
 
     func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
-        let format: ImageFormat
         switch rendering {
-        case .fixed(let fixed): format = fixed
-        case .fallback: format = image.isAnimated ? .GIF : (image.isOpaque ? .JPEG : .PNG)
+        case .fixed(let format):
+            return encode(image, as: format)
+        case .negotiated(let preferred):
+            for format in preferred {
+                guard let data = encode(image, as: format) else { continue }
+                if !image.isAnimated || (try? ImageHeader(data: data))?.frameCount == image.frames.count { return data }
+            }
+            return encode(image, as: image.isAnimated ? .GIF : (image.isOpaque ? .JPEG : .PNG))
         }
-        return image.kf.data(format: format, compressionQuality: 0.85)
     }
 
     func image(with data: Data, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
         try? KFCrossPlatformImage(data: data, options: options.imageCreatingOptions)
+    }
+
+    /// `image` as `format` with ``encoding``; `nil` when the encoder failed.
+    private func encode(_ image: KFCrossPlatformImage, as format: ImageFormat) -> Data? {
+        switch format {
+        case .AVIF, .JXL: return try? image.encoded(as: format, options: encoding)
+        default: return image.kf.data(format: format, compressionQuality: encoding.compressionQuality)
+        }
     }
 }
 

@@ -13,14 +13,18 @@ final class RenditionPipeline: Sendable {
     let limiter: JobLimiter
     let limits: ImageServerLimits
     let metrics: ServerMetrics
+    /// Quality, AVIF speed and JPEG XL effort of every rendition.
+    let encoding: ImageEncodingOptions
     private let flights = SingleFlight<(Rendition, CacheTier)>()
 
-    init(manager: KingfisherManager, limits: ImageServerLimits, memoryLimit: Int, metrics: ServerMetrics) {
+    init(manager: KingfisherManager, limits: ImageServerLimits, memoryLimit: Int, metrics: ServerMetrics,
+         encoding: ImageEncodingOptions = ImageEncodingOptions(compressionQuality: 0.85, avifSpeed: ImageServerConfiguration.defaultAVIFSpeed)) {
         self.manager = manager
         self.memory = RenditionMemoryCache(limit: memoryLimit)
         self.limiter = JobLimiter(maxRunning: limits.maxConcurrentJobs, maxWaiting: limits.maxQueuedJobs)
         self.limits = limits
         self.metrics = metrics
+        self.encoding = encoding
     }
 
     /// The rendition of `source` processed by `processor` and encoded as `rendering`, and the tier it came from.
@@ -58,9 +62,10 @@ final class RenditionPipeline: Sendable {
     ) async throws -> (Rendition, CacheTier) {
         let limits = self.limits
         let guarded = GuardedProcessor(wrapped: processor, limits: limits)
+        let serializer = RenditionSerializer(rendering: rendering, encoding: encoding)
         let options: KingfisherOptionsInfo = [
             .processor(guarded),
-            .cacheSerializer(rendering.serializer),
+            .cacheSerializer(serializer),
             .decodingLimits(ImageDecodingLimits(
                 maxPixelsPerFrame: limits.maxPixelsPerFrame, maxFrameCount: limits.maxFrames,
                 maxTotalAnimationPixels: limits.maxPixelsPerFrame.multipliedReportingOverflow(by: limits.maxFrames).overflow
@@ -91,7 +96,7 @@ final class RenditionPipeline: Sendable {
         // already expired (the origin said max-age=0) is left alone for the next revalidation.
         let disk = manager.cache.diskStorage
         let stored = disk.isCached(forKey: key) ? try? disk.value(forKey: key, extendingExpiration: .none) : nil
-        guard let bytes = stored ?? rendering.serializer.data(with: result.image, original: nil), !bytes.isEmpty else {
+        guard let bytes = stored ?? serializer.data(with: result.image, original: nil), !bytes.isEmpty else {
             throw ImageServerError(.internalServerError, "the processed image could not be encoded as \(rendering.token)")
         }
         let rendition = Rendition(bytes: bytes, key: key)

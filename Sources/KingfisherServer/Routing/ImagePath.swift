@@ -5,8 +5,9 @@ import Kingfisher
 ///
 /// - `signature`: the ``URLSigner`` signature of the other three parts, or `unsafe` when the server
 ///   allows unsigned requests.
-/// - `format`: `jpeg`, `png`, `webp`, `gif` or `auto` (WebP when the client's `Accept` names
-///   `image/webp`, otherwise JPEG for opaque images and PNG for the others).
+/// - `format`: `jpeg`, `png`, `webp`, `gif`, `avif`, `jxl` or `auto` (AVIF or WebP when the
+///   client's `Accept` names `image/avif` or `image/webp`, otherwise JPEG for opaque stills, PNG
+///   for the others and GIF for animations; see ``OutputFormat/auto``).
 /// - `spec`: a ``ProcessorSpec`` chain, percent-encoded (`downsample(200x200)%7C%3Eround(20)`), or
 ///   `-` for no processing.
 /// - `source`: the source URL in base64url without padding.
@@ -38,7 +39,7 @@ public struct ImagePath: Sendable, Hashable {
     /// - Throws: ``ImageServerError`` with status 400 naming the segment that is wrong.
     public init(signature: Substring, format: Substring, spec: Substring, source: Substring) throws {
         guard let parsedFormat = OutputFormat(rawValue: String(format).lowercased()) else {
-            throw ImageServerError(.badRequest, "unknown format '\(format)': use jpeg, png, webp, gif or auto")
+            throw ImageServerError(.badRequest, "unknown format '\(format)': use jpeg, png, webp, gif, avif, jxl or auto")
         }
         guard let decodedSpec = String(spec).removingPercentEncoding, !decodedSpec.isEmpty else {
             throw ImageServerError(.badRequest, "the processor spec is not valid percent-encoding")
