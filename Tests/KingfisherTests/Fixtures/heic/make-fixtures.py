@@ -7,6 +7,8 @@ Run from anywhere; it writes next to itself:
   rgb8.heic      32x24, 8-bit 4:2:0                     (heif-enc -q 90)
   rgb10.heic     32x24, 10-bit, from a 16-bit PNG        (heif-enc -b 10)
   alpha.heic     32x24 with a soft alpha ramp            (heif-enc, alpha kept)
+  premul.heic    alpha.heic's picture premultiplied, flagged so (heif-enc --premultiplied-alpha);
+                 its reference is premul.rgba, heif-convert's RGBA bytes as written (still premultiplied)
   icc.heic       rgb8 with an sRGB ICC profile ('prof')  (heif-enc copies the PNG's iCCP)
   nclx.heic      rgb8 with a 'colr' nclx box (primaries 12, transfer 13: Display P3), added here
   thumb.heic     64x48 with a 16x12 thumbnail            (heif-enc -t 16)
@@ -20,7 +22,7 @@ Run from anywhere; it writes next to itself:
   grid.heic      a 2x2 grid of four 64x64 tiles (each coded separately by heif-enc), shown 120x100
   stillseq.heic  rgb8 with brands msf1/hevs and an empty 'moov' appended: a sequence file with a still
 
-and <name>.png for each, written by heif-convert (16-bit for rgb10).
+and <name>.png for each, written by heif-convert (16-bit for rgb10; any eXIf chunk removed).
 
 The box edits re-read heif-enc's output into items (type, properties, data, references) and write
 a fresh file: ftyp, meta (hdlr, pitm, iinf, iref, iprp, iloc), then one mdat holding every item's data.
@@ -250,9 +252,27 @@ def heif_enc(png, out, *args):
     subprocess.run(["heif-enc", "-q", "90", *args, png, "-o", out], check=True, capture_output=True)
 
 
+def without_exif(png):
+    """The PNG minus its eXIf chunk. heif-convert 1.15 copies the file's Exif, Orientation tag and all,
+    into the PNG it writes although the pixels are already turned by irot; a PNG reader that honours
+    eXIf (Kingfisher's does) would turn them a second time."""
+    out, offset = png[:8], 8
+    while offset < len(png):
+        length, kind = struct.unpack(">I4s", png[offset:offset + 8])
+        if kind != b"eXIf":
+            out += png[offset:offset + 12 + length]
+        offset += 12 + length
+    return out
+
+
 def reference(name):
     path = os.path.join(HERE, name + ".heic")
-    subprocess.run(["heif-convert", path, os.path.join(HERE, name + ".png")], check=True, capture_output=True)
+    png = os.path.join(HERE, name + ".png")
+    subprocess.run(["heif-convert", path, png], check=True, capture_output=True)
+    with open(png, "rb") as file:
+        data = file.read()
+    with open(png, "wb") as file:
+        file.write(without_exif(data))
 
 
 def write(name, data):
@@ -278,6 +298,22 @@ def main():
     picture(32, 24, alpha=True).save(srca)
     heif_enc(srca, os.path.join(HERE, "alpha.heic"))
     reference("alpha")
+
+    srcp = os.path.join(work, "premul.png")
+    premultiplied = picture(32, 24, alpha=True)
+    px = premultiplied.load()
+    for y in range(24):
+        for x in range(32):
+            r, g, b, a = px[x, y]
+            px[x, y] = ((r * a + 127) // 255, (g * a + 127) // 255, (b * a + 127) // 255, a)
+    premultiplied.save(srcp)
+    heif_enc(srcp, os.path.join(HERE, "premul.heic"), "--premultiplied-alpha")
+    reference("premul")
+    # heif-convert writes the stored (premultiplied) values unchanged; kept raw, since a PNG
+    # decoder would premultiply them again.
+    with open(os.path.join(HERE, "premul.rgba"), "wb") as out:
+        out.write(Image.open(os.path.join(HERE, "premul.png")).convert("RGBA").tobytes())
+    os.remove(os.path.join(HERE, "premul.png"))
 
     srcicc = os.path.join(work, "icc.png")
     srgb = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()

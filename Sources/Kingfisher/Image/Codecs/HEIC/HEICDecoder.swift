@@ -98,11 +98,14 @@ extension HEICCodec {
         let premultiplied = hasAlpha && library.handleIsPremultipliedAlpha(handle) != 0
         let profile = HEICColorProfile.read(handle, library: library)
         let frame = try HEICPixels.frame(of: decoded, library: library, options: options) { pixels, width, height in
-            if premultiplied, profile != nil { PixelConversion.unpremultiply(pixels) }
-            if !premultiplied || profile != nil {
-                try ColorManagement.convertToSRGB(pixels, width: width, height: height, from: profile, options: options)
-                PixelConversion.premultiply(pixels)
+            if premultiplied {
+                // Stored premultiplied: only a colour conversion, which needs straight values, undoes it.
+                guard profile != nil else { return }
+                PixelConversion.unpremultiply(pixels)
             }
+            try ColorManagement.convertToSRGB(pixels, width: width, height: height, from: profile, options: options)
+            // Without an alpha plane libheif writes 255 to every alpha byte: there is nothing to multiply.
+            if hasAlpha { PixelConversion.premultiply(pixels) }
         }
         return KFCrossPlatformImage(validated: [frame], loopCount: 0, scale: options.scale,
                                     isOpaque: !hasAlpha || frame.allOpaque)
