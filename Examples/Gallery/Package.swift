@@ -28,7 +28,8 @@ let package = Package(
                 .product(name: "KingfisherGTK", package: "KingfisherGTK"),
                 .product(name: "Kingfisher", package: "Kingfisher"),
                 .product(name: "KingfisherTestServer", package: "Kingfisher"),
-            ]
+            ],
+            resources: [.copy("Fixtures")]
         ),
     ],
     swiftLanguageModes: [.v6]

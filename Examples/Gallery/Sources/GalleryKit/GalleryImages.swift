@@ -6,7 +6,7 @@ import KingfisherTestServer
 /// plus generated images, the last two served from a loopback server the gallery starts.
 public enum GalleryImages {
     /// The file extensions served from a folder.
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "gif", "webp"]
+    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "gif", "webp", "avif", "heic", "heif", "jxl"]
 
     /// The colour of generated image `index`: hues spread by the golden ratio, so neighbours differ.
     public static func colour(for index: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
