@@ -10,6 +10,7 @@ Run from anywhere; it writes next to itself:
   premul.heic    alpha.heic's picture premultiplied, flagged so (heif-enc --premultiplied-alpha);
                  its reference is premul.rgba, heif-convert's RGBA bytes as written (still premultiplied)
   icc.heic       rgb8 with an sRGB ICC profile ('prof')  (heif-enc copies the PNG's iCCP)
+                 (lcms stamps the profile with the time it was made, so icc.heic differs on every run)
   nclx.heic      rgb8 with a 'colr' nclx box (primaries 12, transfer 13: Display P3), added here
   thumb.heic     64x48 with a 16x12 thumbnail            (heif-enc -t 16)
   rot90.heic     rgb8 with irot 1 (a quarter turn anticlockwise), added here
@@ -169,16 +170,22 @@ class HEIF:
         iref = full_box("iref", 0, 0, b"".join(
             box(kind, struct.pack(">HH", source, len(targets)) + b"".join(struct.pack(">H", t) for t in targets))
             for kind, source, targets in self.refs)) if self.refs else b""
-        ipco_boxes, ipma_entries = [], b""
+        ipco_boxes, ipma_entries = [], []
         for item in items:
             indices = []
             for prop, essential in item.properties:
                 ipco_boxes.append(prop)
                 indices.append((len(ipco_boxes), essential))
-            ipma_entries += struct.pack(">HB", item.id, len(indices)) + bytes(
-                (0x80 if essential else 0) | index for index, essential in indices)
-        assert len(ipco_boxes) < 128
-        ipma = full_box("ipma", 0, 0, struct.pack(">I", len(items)) + ipma_entries)
+            ipma_entries.append((item.id, indices))
+        # Seven-bit property indices while they fit, else fifteen-bit ones (ipma flag 1).
+        wide = len(ipco_boxes) > 127
+        entries = b""
+        for item_id, indices in ipma_entries:
+            entries += struct.pack(">HB", item_id, len(indices))
+            for index, essential in indices:
+                entries += struct.pack(">H", (0x8000 if essential else 0) | index) if wide else \
+                    bytes([(0x80 if essential else 0) | index])
+        ipma = full_box("ipma", 0, 1 if wide else 0, struct.pack(">I", len(items)) + entries)
         iprp = box("iprp", box("ipco", b"".join(ipco_boxes)) + ipma)
 
         def iloc(mdat_start):
