@@ -42,10 +42,15 @@ struct ConvertCommand: ParsableCommand, HasOutputOptions {
         let format = try outputFormat()
         let options = try encodingOptions(for: format)
         let data = try readInput(input)
-        let (image, decoding) = try about(input) { try timed { try KFCrossPlatformImage(data: data) } }
+        let quiet = !outputOptions.verbose
+        let (image, decoding) = try about(input) {
+            try timed { try hidingLibraryDiagnostics(verbose: !quiet) { try KFCrossPlatformImage(data: data) } }
+        }
         outputOptions.note("\(input): \(data.count) bytes, decoded \(image.pixelWidth)×\(image.pixelHeight) "
             + "(\(image.frames.count) frame(s)) in \(milliseconds(decoding))")
-        let (bytes, encoding) = try about(output) { try timed { try image.encoded(as: format, options: options) } }
+        let (bytes, encoding) = try about(output) {
+            try timed { try hidingLibraryDiagnostics(verbose: !quiet) { try image.encoded(as: format, options: options) } }
+        }
         outputOptions.note("\(output): encoded \(bytes.count) bytes of \(format) in \(milliseconds(encoding))")
         try writeOutput(bytes, to: output)
     }

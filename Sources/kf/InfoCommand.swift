@@ -90,7 +90,9 @@ struct InfoCommand: ParsableCommand, HasOutputOptions {
             cache: cacheState.map(Retrieval.name),
             frameDurations: frames ? (header.frameDurations.isEmpty ? [0] : header.frameDurations) : nil)
         if verify {
-            let (image, took) = try about(file) { try timed { try KFCrossPlatformImage(data: data) } }
+            let (image, took) = try about(file) {
+                try timed { try hidingLibraryDiagnostics(verbose: outputOptions.verbose) { try KFCrossPlatformImage(data: data) } }
+            }
             outputOptions.note("\(file): decoded \(image.frames.count) frame(s) of \(image.pixelWidth)×\(image.pixelHeight) in \(milliseconds(took))")
             report.width = image.pixelWidth
             report.height = image.pixelHeight

@@ -55,15 +55,20 @@ struct ProcessCommand: ParsableCommand, HasOutputOptions {
         let cacheSerializer = try chosenSerializer()
         let data = try readInput(input)
         let options = KingfisherParsedOptionsInfo([.scaleFactor(CGFloat(scale)), .processor(chain)])
-        let (processed, processing) = timed { chain.process(item: .data(data), options: options) }
+        let verbose = outputOptions.verbose
+        let (processed, processing) = timed {
+            hidingLibraryDiagnostics(verbose: verbose) { chain.process(item: .data(data), options: options) }
+        }
         guard let image = processed else {
             // Decoding is the usual failure; its error says exactly what is wrong with the input.
-            _ = try about(input) { try KFCrossPlatformImage(data: data, options: options.imageCreatingOptions) }
+            _ = try about(input) {
+                try hidingLibraryDiagnostics(verbose: verbose) { try KFCrossPlatformImage(data: data, options: options.imageCreatingOptions) }
+            }
             throw CLIError.input(input, Reason(description: "the processor \(chain.identifier) could not process the image"))
         }
         outputOptions.note("\(input): \(data.count) bytes, decoded and processed to \(image.pixelWidth)×\(image.pixelHeight) "
             + "in \(milliseconds(processing))")
-        let (encoded, encoding) = timed { cacheSerializer.data(with: image, original: data) }
+        let (encoded, encoding) = timed { hidingLibraryDiagnostics(verbose: verbose) { cacheSerializer.data(with: image, original: data) } }
         guard let bytes = encoded else {
             throw CLIError.input(output, Reason(description: "the result could not be encoded"))
         }
