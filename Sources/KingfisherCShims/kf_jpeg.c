@@ -200,6 +200,40 @@ int kf_jpeg_decoder_read(kf_jpeg_decoder *decoder, unsigned char *pixels, size_t
     return 1;
 }
 
+int kf_jpeg_decoder_read_rows(kf_jpeg_decoder *decoder, unsigned char *pixels, size_t row_bytes, int max_rows,
+                              char *error, size_t error_size) {
+    if (setjmp(decoder->error.jump)) {
+        kf_copy_error(decoder->error.message, error, error_size);
+        return -1;
+    }
+    struct jpeg_decompress_struct *info = &decoder->info;
+    JDIMENSION stop = info->output_scanline + (JDIMENSION)(max_rows > 0 ? max_rows : 1);
+    if (stop > info->output_height) {
+        stop = info->output_height;
+    }
+    JSAMPROW rows[16];
+    while (info->output_scanline < stop) {
+        JDIMENSION remaining = stop - info->output_scanline;
+        JDIMENSION count = remaining < 16 ? remaining : 16;
+        for (JDIMENSION i = 0; i < count; i++) {
+            rows[i] = pixels + (size_t)(info->output_scanline + i) * row_bytes;
+        }
+        jpeg_read_scanlines(info, rows, count);
+        if (decoder->error.hit_eof) {
+            kf_copy_error("data is truncated (premature end of JPEG file)", error, error_size);
+            return -1;
+        }
+    }
+    if (info->output_scanline == info->output_height) {
+        jpeg_finish_decompress(info);
+        if (decoder->error.hit_eof) {
+            kf_copy_error("data is truncated (premature end of JPEG file)", error, error_size);
+            return -1;
+        }
+    }
+    return (int)info->output_scanline;
+}
+
 void kf_jpeg_decoder_destroy(kf_jpeg_decoder *decoder) {
     if (decoder == NULL) {
         return;

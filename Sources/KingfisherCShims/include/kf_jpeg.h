@@ -52,6 +52,14 @@ int kf_jpeg_decoder_start(kf_jpeg_decoder *decoder, int scale_denom, int *out_wi
 int kf_jpeg_decoder_read(kf_jpeg_decoder *decoder, unsigned char *pixels, size_t row_bytes,
                          char *error, size_t error_size);
 
+/*
+ * Reads up to `max_rows` more scanlines into `pixels` (which holds all out_height rows of `row_bytes`),
+ * finishing decompression after the last. Returns the number of rows read so far in total, or -1 on
+ * failure.
+ */
+int kf_jpeg_decoder_read_rows(kf_jpeg_decoder *decoder, unsigned char *pixels, size_t row_bytes, int max_rows,
+                              char *error, size_t error_size);
+
 void kf_jpeg_decoder_destroy(kf_jpeg_decoder *decoder);
 
 /*

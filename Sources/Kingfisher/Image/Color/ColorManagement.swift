@@ -39,9 +39,17 @@ enum ColorManagement {
     /// Whether ``convertToSRGB(_:width:height:from:options:)`` would change any pixel, for decoders
     /// that can otherwise premultiply while they decode.
     static func needsConversion(_ profile: EmbeddedColorProfile?, options: ImageCreatingOptions) -> Bool {
-        guard let profile, !options.keepsSourceColors else { return false }
-        if case .unchanged = conversion(for: profile) { return false }
-        return true
+        converter(for: profile, options: options) != nil
+    }
+
+    /// The conversion ``convertToSRGB(_:width:height:from:options:)`` would apply, for a decoder that
+    /// converts rows as they come (the JPEG decoder, while libjpeg decodes the next ones); `nil` when
+    /// the pixels stay as decoded.
+    static func converter(for profile: EmbeddedColorProfile?, options: ImageCreatingOptions) -> ColorConversion? {
+        guard let profile, !options.keepsSourceColors else { return nil }
+        let conversion = conversion(for: profile)
+        if case .unchanged = conversion { return nil }
+        return conversion
     }
 
     /// Converts `pixelCount` 4-byte CMYK pixels in place to opaque sRGB RGBA, through `profile`

@@ -10,6 +10,19 @@ enum ColorConversion: Sendable {
     case matrixShaper(MatrixShaperTransform)
     /// Any other profile, converted by lcms2.
     case lcms(LCMSTransform)
+
+    /// Converts `pixelCount` straight RGBA pixels from `start` in place, on this thread.
+    func apply(_ start: UnsafeMutableRawPointer, pixelCount: Int) {
+        switch self {
+        case .unchanged:
+            return
+        case .matrixShaper(let transform):
+            transform.convert(start, count: pixelCount)
+        case .lcms(let transform):
+            transform.apply(UnsafeMutableRawBufferPointer(start: start, count: pixelCount * 4), pixelCount: pixelCount,
+                            input: .rgba, threads: 1)
+        }
+    }
 }
 
 /// The conversions of recently seen profiles, since making one costs milliseconds (lcms2 builds

@@ -45,10 +45,10 @@ struct ICCProfileReader {
             else { return nil }
             return MatrixShaperProfile(colorants: [red, green, blue], curves: [redCurve, greenCurve, blueCurve])
         case "GRAY":
-            // Gray pixels arrive as R = G = B, so each channel carries a third of the white point.
+            // Gray pixels arrive as R = G = B: each channel goes through the gray curve onto sRGB's
+            // own primary, which keeps gray gray (and leaves an RGB image mislabelled gray in colour).
             guard let gray = curve("kTRC") else { return nil }
-            let third = ColorMath.d50.map { $0 / 3 }
-            return MatrixShaperProfile(colorants: [third, third, third], curves: [gray, gray, gray])
+            return MatrixShaperProfile(colorants: ColorMath.sRGBColorants, curves: [gray, gray, gray])
         default:
             return nil
         }

@@ -60,13 +60,13 @@ final class LCMSTransform: Sendable {
         library.deleteTransform(UnsafeMutableRawPointer(bitPattern: handle))
     }
 
-    /// Transforms `pixelCount` 4-byte pixels in place to RGBA, on two threads for large images. The
-    /// alpha of RGBA input is kept; CMYK input comes out opaque.
-    func apply(_ pixels: UnsafeMutableRawBufferPointer, pixelCount: Int, input: Input) {
+    /// Transforms `pixelCount` 4-byte pixels in place to RGBA, on two threads for large images unless
+    /// `threads` is 1. The alpha of RGBA input is kept; CMYK input comes out opaque.
+    func apply(_ pixels: UnsafeMutableRawBufferPointer, pixelCount: Int, input: Input, threads: Int = 2) {
         guard let base = pixels.baseAddress, pixels.count >= pixelCount * 4 else { return }
         // The address crosses into the worker as an integer: each half writes only its own pixels.
         let address = UInt(bitPattern: base)
-        if pixelCount >= MatrixShaperTransform.parallelPixelCount {
+        if threads > 1, pixelCount >= MatrixShaperTransform.parallelPixelCount {
             let half = pixelCount / 2
             DispatchQueue.concurrentPerform(iterations: 2) { part in
                 part == 0 ? run(address, count: half) : run(address + UInt(half * 4), count: pixelCount - half)

@@ -55,19 +55,24 @@ enum JPEGCodec: ImageCodec {
             let rowBytes = Int(outWidth) * 4
             let pixelCount = Int(outWidth) * Int(outHeight)
             let profile = header.icc.map { Data(bytes: $0, count: header.icc_size) }
+            let converter = cmyk == 0 ? ColorManagement.converter(for: profile.map { .icc($0) }, options: options) : nil
             let pixels = try PixelMemory.bytes(count: rowBytes * Int(outHeight)) { buffer in
-                guard let target = buffer.baseAddress,
-                      kf_jpeg_decoder_read(decoder, target, rowBytes, &message, message.count) != 0
-                else {
+                guard let target = buffer.baseAddress else {
+                    throw decodingError("no memory for \(outWidth)×\(outHeight) pixels")
+                }
+                if let converter, pixelCount >= MatrixShaperTransform.parallelPixelCount {
+                    try readConverting(decoder, into: target, rowBytes: rowBytes, width: Int(outWidth),
+                                       height: Int(outHeight), conversion: converter)
+                    return
+                }
+                guard kf_jpeg_decoder_read(decoder, target, rowBytes, &message, message.count) != 0 else {
                     throw decodingError(String(cMessage: message))
                 }
-                let raw = UnsafeMutableRawBufferPointer(buffer)
                 if cmyk != 0 {
-                    ColorManagement.convertCMYKToSRGB(raw, pixelCount: pixelCount, inverted: header.saw_adobe_marker != 0,
-                                                      profile: profile, options: options)
+                    ColorManagement.convertCMYKToSRGB(UnsafeMutableRawBufferPointer(buffer), pixelCount: pixelCount,
+                                                      inverted: header.saw_adobe_marker != 0, profile: profile, options: options)
                 } else {
-                    try ColorManagement.convertToSRGB(raw, width: Int(outWidth), height: Int(outHeight),
-                                                      from: profile.map { .icc($0) }, options: options)
+                    converter?.apply(UnsafeMutableRawPointer(target), pixelCount: pixelCount)
                 }
             }
             let stored = ImageFrame(unchecked: Int(outWidth), height: Int(outHeight), pixels: pixels)

@@ -20,10 +20,13 @@ final class WebPAnimationCursor: @unchecked Sendable {
     private let height: Int
     /// The EXIF orientation, applied to every frame handed out.
     private let orientation: ImageOrientation
+    /// The ICC profile to convert every frame from, when it needs converting (frames then decode straight).
+    private let profile: EmbeddedColorProfile?
     private let state: Mutex<State>
 
-    /// A cursor over `data`; `nil` when libwebp cannot open it or its canvas breaks `limits`.
-    init?(data: Data, limits: ImageDecodingLimits) {
+    /// A cursor over `data`; `nil` when libwebp cannot open it or its canvas breaks `limits`. Frames
+    /// come in sRGB unless `keepsSourceColors` (see ``ImageCreatingOptions/keepsSourceColors``).
+    init?(data: Data, limits: ImageDecodingLimits, keepsSourceColors: Bool = false) {
         let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, data.count), alignment: 8)
         data.withUnsafeBytes { source in
             if let base = source.baseAddress { bytes.baseAddress?.copyMemory(from: base, byteCount: source.count) }
@@ -35,7 +38,9 @@ final class WebPAnimationCursor: @unchecked Sendable {
             bytes.deallocate()
             return nil
         }
-        options.color_mode = MODE_rgbA
+        let embedded = data.withUnsafeBytes { WebPICC.profile($0) }
+        let converts = ColorManagement.needsConversion(embedded, options: ImageCreatingOptions(keepsSourceColors: keepsSourceColors))
+        options.color_mode = converts ? MODE_RGBA : MODE_rgbA
         options.use_threads = 0
         guard let decoder = WebPAnimDecoderNew(&webpData, &options), WebPAnimDecoderGetInfo(decoder, &info) != 0,
               (try? limits.checkFrame(width: Int(info.canvas_width), height: Int(info.canvas_height), format: .WebP)) != nil
@@ -45,6 +50,7 @@ final class WebPAnimationCursor: @unchecked Sendable {
         }
         self.bytes = bytes
         orientation = WebPEXIF.orientation(UnsafeRawBufferPointer(bytes))
+        profile = converts ? embedded : nil
         width = Int(info.canvas_width)
         height = Int(info.canvas_height)
         state = Mutex(State(decoder: decoder))
@@ -78,7 +84,11 @@ final class WebPAnimationCursor: @unchecked Sendable {
                 }
                 state.next += 1
                 if state.next - 1 == index {
-                    let pixels = [UInt8](UnsafeBufferPointer(start: canvas, count: width * height * 4))
+                    var pixels = [UInt8](UnsafeBufferPointer(start: canvas, count: width * height * 4))
+                    if profile != nil {
+                        try WebPICC.convertStraight(&pixels, width: width, height: height, profile: profile,
+                                                    options: ImageCreatingOptions())
+                    }
                     return orientation.apply(to: ImageFrame(unchecked: width, height: height, pixels: pixels))
                 }
             }

@@ -21,7 +21,10 @@ extension WebPCodec {
         guard WebPAnimDecoderOptionsInit(&decoderOptions) != 0 else {
             throw decodingError("libwebp rejected the animation decoder options (version mismatch)")
         }
-        decoderOptions.color_mode = MODE_rgbA
+        // A profile that needs converting wants straight colour: convert, then premultiply each frame.
+        let profile = WebPICC.profile(bytes)
+        let converts = ColorManagement.needsConversion(profile, options: options)
+        decoderOptions.color_mode = converts ? MODE_RGBA : MODE_rgbA
         decoderOptions.use_threads = 0
 
         var webpData = WebPData(bytes: base, size: bytes.count)
@@ -58,7 +61,10 @@ extension WebPCodec {
                 throw decodingError("frame \(index + 1) of \(declaredFrames) could not be decoded")
             }
             // The canvas is only valid until the next call: every frame gets its own copy.
-            let pixels = [UInt8](UnsafeBufferPointer(start: canvas, count: byteCount))
+            var pixels = [UInt8](UnsafeBufferPointer(start: canvas, count: byteCount))
+            if converts {
+                try WebPICC.convertStraight(&pixels, width: width, height: height, profile: profile, options: options)
+            }
             let duration = frameDuration(milliseconds: Int(timestamp) - previousTimestamp)
             previousTimestamp = Int(timestamp)
             let frame = ImageFrame(unchecked: width, height: height, pixels: pixels, duration: frameCount > 1 ? duration : 0)

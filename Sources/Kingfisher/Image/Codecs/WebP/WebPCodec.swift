@@ -7,6 +7,9 @@ import Foundation
 ///   (`MODE_rgbA`) in memory we own, and can be scaled while decoding (see ``decode(_:options:)``).
 /// - Animations decode through `WebPAnimDecoder` into full-canvas frames; they always decode at full
 ///   size.
+/// - An ICC profile (the `ICCP` chunk, see ``WebPICC``) that is not sRGB's makes stills and animation
+///   frames decode straight (`MODE_RGBA`) instead, convert to sRGB (see ``ColorManagement``), then
+///   premultiply; `keepsSourceColors` keeps the stored values.
 /// - An EXIF orientation (the `EXIF` chunk of an extended file whose VP8X flag says it has one,
 ///   see ``WebPEXIF``) is applied once to every decoded frame and reported by ``probe(_:)``.
 /// - Encoding writes a still image with `WebPEncode`, or an animation with `WebPAnimEncoder` when the

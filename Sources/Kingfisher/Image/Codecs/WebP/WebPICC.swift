@@ -25,4 +25,14 @@ enum WebPICC {
         }
         return nil
     }
+
+    /// Converts one straight-alpha RGBA canvas copy to sRGB through `profile`, then premultiplies it:
+    /// what an animation decoded in `MODE_RGBA` (because its profile needs converting) gets per frame.
+    static func convertStraight(_ pixels: inout [UInt8], width: Int, height: Int, profile: EmbeddedColorProfile?,
+                                options: ImageCreatingOptions) throws {
+        try pixels.withUnsafeMutableBytes { raw in
+            try ColorManagement.convertToSRGB(raw, width: width, height: height, from: profile, options: options)
+            _ = PixelConversion.premultiply(raw)
+        }
+    }
 }
