@@ -1,14 +1,21 @@
 import Foundation
 
-/// JPEG XL: recognised and probed, not decoded or encoded yet.
+/// JPEG XL decoding and encoding over libjxl 0.7 (opened on first use, see ``JXLLibrary``).
 ///
-/// The probe reads the codestream's `SizeHeader` for the size and the start of its
-/// `ImageMetadata` for the orientation (reported as stored, with the orientation separate, as
-/// JPEG's EXIF orientation is), the alpha channel and the loop count. In the container form the
-/// codestream comes from the `jxlc` box or the `jxlp` boxes. The frame count is always 1: counting
-/// an animation's frames needs every frame header, so an animation reports 1 frame (its loop
-/// count is still read).
-enum JXLCodec: ProbeOnlyCodec {
+/// - The probe reads the codestream's `SizeHeader` and the start of its `ImageMetadata` in Swift
+///   (``JXLCodestreamHeader``): the size as stored, the orientation (separate, as JPEG's EXIF
+///   orientation is), the alpha channel and the loop count. For an animation it then asks libjxl
+///   for the frame headers only (no frame is decoded; libjxl skips each frame's data by its table
+///   of contents) to count the frames and read their durations; without libjxl, or when those
+///   headers cannot all be read, an animation reports 1 frame.
+/// - Decoding (`JXLDecoder.swift`) follows libjxl's events into 8-bit RGBA: libjxl applies the
+///   orientation and composites animation frames; lossy (XYB) images are asked for in sRGB,
+///   any other image is converted from the profile libjxl reports for its pixels. Animations decode
+///   all at once, lazily through ``JXLFrameSource`` when `preloadAllFrames` is off, or to the first
+///   frame with `onlyFirstFrame`. `minimumPixelSize` is ignored: libjxl 0.7 has no scaled decode.
+/// - Encoding (`JXLEncoder.swift`) writes lossy (cjxl's quality-to-distance rule) or lossless
+///   images at the requested effort, animations when the image has several frames.
+enum JXLCodec: ImageCodec {
     static let format = ImageFormat.JXL
 
     /// The bare codestream's signature.
@@ -19,15 +26,79 @@ enum JXLCodec: ProbeOnlyCodec {
     static let headerBytes = 4096
 
     static func probe(_ data: Data) throws -> ImageHeader {
+        let parsed: JXLCodestreamHeader
         do {
             let codestream = try data.withUnsafeBytes { try codestreamStart($0) }
-            let parsed = try JXLCodestreamHeader(codestream: codestream)
-            return ImageHeader(format: format, pixelWidth: parsed.width, pixelHeight: parsed.height,
-                               loopCount: parsed.isAnimated ? parsed.loopCount : 0,
-                               orientation: parsed.orientation, hasAlpha: parsed.hasAlpha)
+            parsed = try JXLCodestreamHeader(codestream: codestream)
         } catch let error as ISOBMFFParseError {
             throw decodingError(error.description)
         }
+        var header = ImageHeader(format: format, pixelWidth: parsed.width, pixelHeight: parsed.height,
+                                 loopCount: parsed.isAnimated ? parsed.loopCount : 0,
+                                 orientation: parsed.orientation, hasAlpha: parsed.hasAlpha)
+        if parsed.isAnimated, let timing = try? frameTiming(data), timing.durations.count > 1 {
+            header.frameCount = timing.durations.count
+            header.frameDurations = timing.durations
+            header.loopCount = timing.loopCount
+        }
+        return header
+    }
+
+    /// The durations of an animation's displayed frames and its loop count, from libjxl reading
+    /// the frame headers only.
+    static func frameTiming(_ data: Data) throws -> (durations: [TimeInterval], loopCount: Int) {
+        try data.withUnsafeBytes { bytes in
+            let session = try JXLDecodeSession(input: bytes, options: ImageCreatingOptions(), decodesPixels: false,
+                                               threaded: false)
+            let info = try session.readHeader()
+            var durations: [TimeInterval] = []
+            while let frame = try session.nextFrame() {
+                durations.append(frame.duration)
+            }
+            return (durations, info.isAnimated ? info.loopCount : 0)
+        }
+    }
+
+    /// Decodes a still image or an animation, upright, in sRGB, premultiplied.
+    static func decode(_ data: Data, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
+        // The Swift header first, so an over-limit size is refused before libjxl sees it.
+        if let codestream = try? data.withUnsafeBytes({ try codestreamStart($0) }),
+           let parsed = try? JXLCodestreamHeader(codestream: codestream) {
+            try options.limits.checkFrame(width: parsed.width, height: parsed.height, format: format)
+        }
+        return try data.withUnsafeBytes { bytes in
+            let session = try JXLDecodeSession(input: bytes, options: options, decodesPixels: true, threaded: true)
+            let info = try session.readHeader()
+            let lazy = info.isAnimated && !options.preloadAllFrames && !options.onlyFirstFrame
+            var frames: [ImageFrame] = []
+            while let frame = try session.nextFrame() {
+                guard let pixels = frame.pixels else { break }
+                frames.append(ImageFrame(unchecked: info.width, height: info.height, pixels: pixels, duration: frame.duration))
+                if options.onlyFirstFrame || lazy || frame.isLast { break }
+            }
+            guard !frames.isEmpty else { throw decodingError("the image has no frame") }
+            var image: KFCrossPlatformImage
+            if frames.count == 1 {
+                image = KFCrossPlatformImage(validated: [frames[0].withDuration(0)], loopCount: 0, scale: options.scale,
+                                             isOpaque: !info.hasAlpha || frames[0].allOpaque)
+            } else {
+                image = KFCrossPlatformImage(validated: frames, loopCount: info.loopCount, scale: options.scale,
+                                             isOpaque: !info.hasAlpha || frames.allSatisfy(\.allOpaque))
+            }
+            if info.isAnimated {
+                image.animatedImageData = data
+                if lazy, let source = try JXLFrameSource(data: data, options: options) {
+                    image.frameSource = source
+                    image.lazyLoopCount = info.loopCount
+                }
+            }
+            return image
+        }
+    }
+
+    /// Encodes `image` with libjxl (see `JXLEncoder.swift`).
+    static func encode(_ image: KFCrossPlatformImage, options: ImageEncodingOptions) throws -> Data {
+        try JXLEncoder.encode(image, options: options)
     }
 
     /// The first bytes (up to ``headerBytes``) of the codestream: the data itself when bare, else
