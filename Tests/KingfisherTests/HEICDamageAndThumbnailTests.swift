@@ -30,6 +30,26 @@ import Testing
         #expect(corner.r < 60 && corner.g < 60)
     }
 
+    @Test func thumbnailWithoutThePrimarysAlphaIsNotUsed() throws {
+        let minimum = CGSize(width: 16, height: 12)
+        let withAlpha = try HEICCodecTests.decode("thumbalpha", minimum: minimum)
+        #expect(withAlpha.pixelWidth == 16 && withAlpha.pixelHeight == 12 && !withAlpha.isOpaque)
+        let withoutAlpha = try HEICCodecTests.decode("thumbnoalpha", minimum: minimum)
+        #expect(withoutAlpha.pixelWidth == 64 && withoutAlpha.pixelHeight == 48 && !withoutAlpha.isOpaque)
+    }
+
+    @Test func thumbnailWithoutAProfileShowsThePrimarysColours() throws {
+        // Only the primary declares Display P3; the thumbnail standing in is converted from it too.
+        let data = try Fixtures.data("heic/thumbp3.heic")
+        let minimum = CGSize(width: 16, height: 12)
+        let converted = try KFCrossPlatformImage(data: data, options: ImageCreatingOptions(minimumPixelSize: minimum))
+        let kept = try KFCrossPlatformImage(data: data, options: ImageCreatingOptions(minimumPixelSize: minimum, keepsSourceColors: true))
+        #expect(converted.pixelWidth == 16 && kept.pixelWidth == 16)
+        #expect(converted.firstFrame.pixels != kept.firstFrame.pixels)
+        let plain = try HEICCodecTests.decode("thumb", minimum: minimum)
+        #expect(kept.firstFrame.pixels == plain.firstFrame.pixels)
+    }
+
     @Test func thumbnailFitRule() {
         let primary = (width: 4032, height: 3024)
         #expect(HEICThumbnailChoice.fits((320, 240), primary: primary, minimum: CGSize(width: 200, height: 150)))

@@ -20,10 +20,14 @@ Run from anywhere; it writes next to itself:
   cliprot.heic   rgb8 with clap 20x14 (centred) then irot 2, added here
   thumbrot.heic  thumb.heic with irot 1 on the primary only (the thumbnail no longer fits it)
   thumbrot2.heic thumb.heic with irot 1 on the primary and on the thumbnail
+  thumbalpha.heic   64x48 with alpha and a 16x12 thumbnail with alpha (heif-enc -t 16)
+  thumbnoalpha.heic the same, thumbnail without alpha (heif-enc -t 16 --no-thumb-alpha)
+  thumbp3.heic   thumb.heic with an nclx box (Display P3) on the primary only, as heif-enc leaves
+                 a thumbnail without 'colr' (no reference decode)
   grid.heic      a 2x2 grid of four 64x64 tiles (each coded separately by heif-enc), shown 120x100
   stillseq.heic  rgb8 with brands msf1/hevs and an empty 'moov' appended: a sequence file with a still
 
-and <name>.png for each, written by heif-convert (16-bit for rgb10; any eXIf chunk removed).
+and <name>.png for the others, written by heif-convert (16-bit for rgb10; any eXIf chunk removed).
 
 The box edits re-read heif-enc's output into items (type, properties, data, references) and write
 a fresh file: ftyp, meta (hdlr, pitm, iinf, iref, iprp, iloc), then one mdat holding every item's data.
@@ -362,6 +366,15 @@ def main():
         if kind == "thmb":
             heif.add_property(source, irot(1))
     write("thumbrot2", heif.serialize())
+
+    srcthumba = os.path.join(work, "thumbalpha.png")
+    picture(64, 48, alpha=True).save(srcthumba)
+    heif_enc(srcthumba, os.path.join(HERE, "thumbalpha.heic"), "-t", "16")
+    heif_enc(srcthumba, os.path.join(HERE, "thumbnoalpha.heic"), "-t", "16", "--no-thumb-alpha")
+    heif = HEIF(thumb)
+    heif.add_property(heif.primary, nclx(12, 13, 6), essential=False)
+    with open(os.path.join(HERE, "thumbp3.heic"), "wb") as out:
+        out.write(heif.serialize())
 
     heif = HEIF(base)
     heif.brands = ("heic", ["mif1", "heic", "miaf", "msf1", "hevs"])

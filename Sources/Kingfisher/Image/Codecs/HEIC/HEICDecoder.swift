@@ -15,7 +15,10 @@ extension HEICCodec {
             let thumbnail = HEICThumbnailChoice.pick(for: primary, minimum: options.minimumPixelSize,
                                                      layout: layout, library: library)
             defer { library.handleRelease(thumbnail) }
-            return try decode(thumbnail ?? primary, library: library, options: options)
+            // heif-enc 1.15 gives a thumbnail no 'colr' of its own: it then shows the primary's colours.
+            let profile = thumbnail.flatMap { HEICColorProfile.read($0, library: library) }
+                ?? HEICColorProfile.read(primary, library: library)
+            return try decode(thumbnail ?? primary, profile: profile, library: library, options: options)
         }
     }
 
@@ -74,12 +77,13 @@ extension HEICCodec {
         return "this HEIF image sequence has no still image item, and libheif 1.15 cannot read sequence tracks"
     }
 
-    /// Decodes `handle` with its rotation, mirroring and crop applied by libheif, as 8-bit RGBA.
+    /// Decodes `handle` with its rotation, mirroring and crop applied by libheif, as 8-bit RGBA,
+    /// converted from `profile` to sRGB.
     ///
     /// libheif applies the item's `irot`, `imir` and `clap` here. HEIF says these properties, not
     /// an EXIF orientation tag, place the image, and iPhones write both; the EXIF tag is never
     /// read, so the picture is turned exactly once.
-    private static func decode(_ handle: HEIFLibrary.Handle, library: HEIFLibrary,
+    private static func decode(_ handle: HEIFLibrary.Handle, profile: EmbeddedColorProfile?, library: HEIFLibrary,
                                options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
         guard let decoding = library.decodingOptionsAlloc() else {
             throw decodingError("libheif could not allocate decoding options")
@@ -96,7 +100,6 @@ extension HEICCodec {
         }
         let hasAlpha = library.handleHasAlpha(handle) != 0
         let premultiplied = hasAlpha && library.handleIsPremultipliedAlpha(handle) != 0
-        let profile = HEICColorProfile.read(handle, library: library)
         let frame = try HEICPixels.frame(of: decoded, library: library, options: options) { pixels, width, height in
             if premultiplied {
                 // Stored premultiplied: only a colour conversion, which needs straight values, undoes it.

@@ -8,7 +8,8 @@ import Foundation
 /// fraction of the 12-megapixel primary image. A thumbnail is used only when it stands for the
 /// same picture the primary image shows: it must be turned and mirrored as the primary is (its own
 /// `irot` and `imir` read from the file match), have the primary's upright aspect ratio to within
-/// rounding, and, upright, be at least the minimum in every bounded direction.
+/// rounding, have alpha when the primary has it (`heif-enc --no-thumb-alpha` drops it), and,
+/// upright, be at least the minimum in every bounded direction.
 enum HEICThumbnailChoice {
     /// The handle of the smallest fitting thumbnail of `primary`, which the caller releases; `nil`
     /// when the full image must be decoded.
@@ -23,13 +24,16 @@ enum HEICThumbnailChoice {
         let filled = Int(library.thumbnailIDs(primary, &ids, Int32(count)))
         let primarySize = (width: Int(library.handleWidth(primary)), height: Int(library.handleHeight(primary)))
         let primaryOrientation = orientation(of: primaryID, in: meta)
+        let needsAlpha = library.handleHasAlpha(primary) != 0
 
         var best: (handle: HEIFLibrary.Handle, pixels: Int)?
         for id in ids.prefix(max(0, min(filled, count))) where orientation(of: id, in: meta) == primaryOrientation {
             var handle: HEIFLibrary.Handle?
             guard library.thumbnail(primary, id, &handle).succeeded, let handle else { continue }
             let size = (width: Int(library.handleWidth(handle)), height: Int(library.handleHeight(handle)))
-            if fits(size, primary: primarySize, minimum: minimum), best.map({ size.width * size.height < $0.pixels }) ?? true {
+            let keepsAlpha = !needsAlpha || library.handleHasAlpha(handle) != 0
+            if keepsAlpha, fits(size, primary: primarySize, minimum: minimum),
+               best.map({ size.width * size.height < $0.pixels }) ?? true {
                 if let previous = best { library.handleRelease(previous.handle) }
                 best = (handle, size.width * size.height)
             } else {
