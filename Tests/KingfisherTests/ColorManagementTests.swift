@@ -162,6 +162,20 @@ private let lcmsAvailable: Bool = {
         }
     }
 
+    /// The C loop takes eight pixels at a time where the CPU has AVX2 and one at a time for the rest:
+    /// both must give the same bytes.
+    @Test func vectorAndScalarLoopsAgree() throws {
+        let shaper = try #require(ICCProfileReader(try Fixtures.data("color/adobe-rgb.icc"))?.matrixShaper)
+        let transform = try #require(MatrixShaperTransform(shaper))
+        var whole = cubeSamples()
+        var single = whole
+        whole.withUnsafeMutableBytes { transform.convert($0.baseAddress!, count: $0.count / 4) }
+        single.withUnsafeMutableBytes { raw in
+            for index in 0..<(raw.count / 4) { transform.convert(raw.baseAddress! + index * 4, count: 1) }
+        }
+        #expect(whole == single)
+    }
+
     @Test func cicpDisplayP3MatchesTheICCDisplayP3() throws {
         var fromCICP = cubeSamples()
         var fromICC = fromCICP

@@ -14,12 +14,14 @@ struct MatrixShaperTransform: Sendable {
     /// Images with at least this many pixels are converted on two threads.
     static let parallelPixelCount = 1 << 20
 
-    /// sRGB-encoded 8-bit value of each linear step, the same for every profile.
+    /// sRGB-encoded 8-bit value of each linear step, the same for every profile; 4 bytes of padding
+    /// follow for the vector loop's gathers.
     private static let encode: [UInt8] = (0..<steps).map { step in
         UInt8((ColorMath.encodeSRGB(Double(step) / Double(steps - 1)) * 255).rounded())
-    }
+    } + [0, 0, 0, 0]
 
-    /// Linear light of each 8-bit code in steps, for R, G and B one after the other.
+    /// Linear light of each 8-bit code in steps, for R, G and B one after the other, then 2 entries
+    /// of padding for the vector loop's gathers.
     private let input: [UInt16]
     /// The source-to-sRGB matrix in linear light, row by row, 2^14 = 1.
     private let matrix: [Int32]
@@ -38,7 +40,7 @@ struct MatrixShaperTransform: Sendable {
         }
         let linear = profile.curves.map { curve in (0..<256).map { curve.evaluate(Double($0) / 255) } }
         let last = Double(Self.steps - 1)
-        input = linear.joined().map { UInt16(($0 * last).rounded()) }
+        input = linear.joined().map { UInt16(($0 * last).rounded()) } + [0, 0]
         matrix = combined.joined().map { Int32(($0 * 16_384).rounded()) }
         let diagonal = (0..<3).allSatisfy { row in
             (0..<3).allSatisfy { column in abs(combined[row][column] - (row == column ? 1 : 0)) < 0.002 }
