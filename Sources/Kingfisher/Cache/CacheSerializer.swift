@@ -29,7 +29,7 @@ extension CacheSerializer {
 /// smaller than PNG for a photograph) and as PNG when it has transparency (JPEG has no alpha).
 ///
 /// An animation never becomes a still: unless its format can hold an animation (GIF, WebP, and
-/// AVIF or JPEG XL when their encoder wrote every frame), it is written as an animated GIF. With
+/// AVIF or JPEG XL when their encoder wrote an animation), it is written as an animated GIF. With
 /// `preferCacheOriginalData`, the original bytes are stored untouched whenever there are some (so
 /// a processed image is rebuilt from them on read).
 public struct DefaultCacheSerializer: CacheSerializer {
@@ -55,9 +55,10 @@ public struct DefaultCacheSerializer: CacheSerializer {
         }
         let format = Self.format(for: image, original: original)
         if image.isAnimated, format == .AVIF || format == .JXL {
-            // Keep the original's format only if its encoder kept every frame.
+            // Keep the original's format only if its encoder wrote an animation, not the first
+            // frame alone (an encoder may merge identical neighbouring frames, so not a count).
             if let data = image.kf.data(format: format, compressionQuality: compressionQuality),
-               (try? ImageHeader(data: data))?.frameCount == image.frames.count {
+               (try? ImageHeader(data: data))?.frameCount ?? 1 > 1 {
                 return data
             }
             return image.kf.data(format: .GIF)

@@ -21,7 +21,7 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
     ///
     /// A client must name a type to get it (`image/*` and `*/*` do not count), and a type named
     /// with `q=0` is refused; when both are named with different qualities the higher wins. An
-    /// animation goes to the next format when the encoder could not keep all its frames, and an
+    /// animation goes to the next format when the encoder wrote only a still, and an
     /// image the preferred encoder fails on goes to the next format too, so the answer is always
     /// one the client named or one every client reads.
     case auto
@@ -58,7 +58,7 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
     enum Rendering: Sendable, Hashable {
         /// Always this format.
         case fixed(ImageFormat)
-        /// The first of these formats that keeps the image (every frame of an animation), else
+        /// The first of these formats that keeps the image (an animation stays animated), else
         /// JPEG, PNG or GIF, whichever keeps the image (opacity, animation) best.
         case negotiated([ImageFormat])
 
@@ -89,7 +89,8 @@ struct RenditionSerializer: CacheSerializer {
         case .negotiated(let preferred):
             for format in preferred {
                 guard let data = encode(image, as: format) else { continue }
-                if !image.isAnimated || (try? ImageHeader(data: data))?.frameCount == image.frames.count { return data }
+                // An encoder may merge identical neighbouring frames: a still is what is refused.
+                if !image.isAnimated || (try? ImageHeader(data: data))?.frameCount ?? 1 > 1 { return data }
             }
             return encode(image, as: image.isAnimated ? .GIF : (image.isOpaque ? .JPEG : .PNG))
         }
