@@ -15,7 +15,9 @@ struct ServeCommand: ParsableCommand {
         avif, jxl or auto (AVIF when the client's Accept header names image/avif, else WebP when \
         it names image/webp, else JPEG, PNG or GIF; image/* and */* do not count, q=0 refuses); \
         SPEC is a processor chain, percent-encoded, or '-' for none; SOURCE is the source URL in \
-        base64url. 'kf serve sign' prints such paths.
+        base64url. 'kf serve sign' prints such paths. AVIF is encoded at speed 8 unless \
+        --avif-speed says otherwise: slower speeds make files a little smaller but make the \
+        first client of each rendition wait seconds for a large image (see 'kf serve run --help').
         """,
         subcommands: [ServeRunCommand.self, ServeSignCommand.self],
         defaultSubcommand: ServeRunCommand.self
