@@ -169,9 +169,12 @@ private let lcmsAvailable: Bool = {
         let transform = try #require(MatrixShaperTransform(shaper))
         var whole = cubeSamples()
         var single = whole
-        whole.withUnsafeMutableBytes { transform.convert($0.baseAddress!, count: $0.count / 4) }
+        whole.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { transform.convert(base, count: raw.count / 4) }
+        }
         single.withUnsafeMutableBytes { raw in
-            for index in 0..<(raw.count / 4) { transform.convert(raw.baseAddress! + index * 4, count: 1) }
+            guard let base = raw.baseAddress else { return }
+            for index in 0..<(raw.count / 4) { transform.convert(base + index * 4, count: 1) }
         }
         #expect(whole == single)
     }
