@@ -119,6 +119,23 @@ import Testing
         }
     }
 
+    @Test func concurrentDecodesAgreeWithSerialOnes() async throws {
+        let names = ["rgb8", "alpha", "grid", "rot90", "rgb10", "thumb", "premul", "cliprot"]
+        let serial = try names.map { try Self.decode($0).firstFrame }
+        let concurrent = try await withThrowingTaskGroup(of: (Int, ImageFrame).self) { group in
+            for _ in 0..<4 {
+                for (index, name) in names.enumerated() {
+                    group.addTask { (index, try Self.decode(name).firstFrame) }
+                }
+            }
+            var results: [(Int, ImageFrame)] = []
+            for try await result in group { results.append(result) }
+            return results
+        }
+        #expect(concurrent.count == names.count * 4)
+        for (index, frame) in concurrent { #expect(frame == serial[index], "\(names[index])") }
+    }
+
     @Test func encodingIsRefusedAsDecodeOnly() throws {
         let image = try Self.decode("rgb8")
         do {

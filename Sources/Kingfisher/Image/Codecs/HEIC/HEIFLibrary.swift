@@ -90,6 +90,15 @@ struct HEIFLibrary: Sendable {
         planeReadonly = try lib.function("heif_image_get_plane_readonly",
             as: (@convention(c) (Image?, heif_channel, UnsafeMutablePointer<Int32>?) -> UnsafePointer<UInt8>?).self)
         imageRelease = try lib.function("heif_image_release", as: (@convention(c) (Image?) -> Void).self)
+        let initialize = try lib.function("heif_init",
+            as: (@convention(c) (UnsafeMutablePointer<heif_init_params>?) -> heif_error).self)
+        // heif.h asks for heif_init before any other call; done once here, under the lazy static's
+        // one-time initialisation, it registers the built-in codecs before two threads can race to
+        // do it implicitly. It is never matched by heif_deinit: the library stays loaded for good.
+        let status = initialize(nil)
+        guard status.succeeded else {
+            throw DynamicLibraryError(description: "heif_init failed: \(status.text)")
+        }
     }
 }
 
