@@ -8,8 +8,8 @@ import Testing
 
 /// The `Accept` headers browsers and tools send for an `<img>` request, and what `auto` answers.
 ///
-/// Sources: MDN's "List of default Accept values" (Firefox 92 and later, Safari since macOS Big
-/// Sur, Safari before it, old Chrome); Chromium's and WebKit's values as browser-emulation tables
+/// Sources: MDN's "List of default Accept values" (Firefox 47–63, 65–91 and 92 and later, Safari
+/// since macOS Big Sur, Safari before it, Chrome before AVIF); Chromium's and WebKit's values as browser-emulation tables
 /// and captured requests list them (Chrome/Edge 120+; Safari 17 with a `Version/17.6 Safari` user
 /// agent); Firefox 138–146 as captured with those user agents; curl 7 and 8 send `*/*`.
 enum BrowserAccept {
@@ -29,7 +29,7 @@ enum BrowserAccept {
         Row(client: "Safari 17",
             accept: "image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5",
             negotiated: [.AVIF, .WebP]),
-        Row(client: "Safari 14–16.3 (macOS Big Sur and later)",
+        Row(client: "Safari from macOS Big Sur until it named AVIF",
             accept: "image/webp,image/png,image/svg+xml,image/*;q=0.8,video/*;q=0.8,*/*;q=0.5", negotiated: [.WebP]),
         Row(client: "Safari before Big Sur", accept: "image/png,image/svg+xml,image/*;q=0.8,video/*;q=0.8,*/*;q=0.5",
             negotiated: []),
@@ -89,7 +89,7 @@ struct AutoFormatTests {
         #expect(ImageServerConfiguration(signingKey: nil, allowedSources: SourceAllowList([]), avifSpeed: 99).avifSpeed == 10)
     }
 
-    @Test("auto answers WebP to Safari 14–16, JPEG to curl, PNG for alpha, each with Vary: Accept")
+    @Test("auto answers WebP to an older Safari, JPEG to curl, PNG for alpha, each with Vary: Accept")
     func autoWithoutAVIF() async throws {
         try await ServeKit.run { harness in
             harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
