@@ -5,9 +5,10 @@ import Testing
 /// JPEG XL decoding and encoding over libjxl, against files made by Debian's cjxl 0.7 and the
 /// references djxl 0.7 decoded from them (`Fixtures/jxl/make-fixtures.sh`).
 ///
-/// Tolerance: none. djxl and Kingfisher run the same libjxl into 8-bit RGBA, all fixtures are in
-/// sRGB (so no colour conversion runs), and the references (straight alpha) go through the same
-/// premultiplication as the decoder's output, so every byte must agree.
+/// Tolerance: none against djxl. djxl and Kingfisher run the same libjxl into 8-bit RGBA, those
+/// fixtures are in sRGB (so no colour conversion runs), and the references (straight alpha) go
+/// through the same premultiplication as the decoder's output, so every byte must agree. The
+/// Display P3 files are compared with an lcms2 conversion instead (see their test).
 @Suite struct JXLCodecTests {
     /// `name` decoded by Kingfisher's PNG decoder: the reference, premultiplied as decoders return.
     static func reference(_ name: String) throws -> ImageFrame {
@@ -107,6 +108,24 @@ import Testing
                 #expect(error.errorCode == 4104, "\(error)")
             }
         }
+    }
+
+    @Test func displayP3IsConvertedToSRGB() throws {
+        // Tolerance 2, as in the colour-management tests: Kingfisher's conversion and lcms2's
+        // (which made the reference) round differently.
+        let reference = try Self.reference("p3-srgb.png")
+        let lossless = try KFCrossPlatformImage(data: Fixtures.data("jxl/decode-p3-lossless.jxl"))
+        let losslessDifference = try #require(Self.maxDifference(lossless.firstFrame, reference))
+        #expect(losslessDifference <= 2, "lossless P3 differs by \(losslessDifference)")
+        // Lossy (XYB): libjxl converts to sRGB itself, exactly as djxl does when asked for sRGB.
+        let lossy = try KFCrossPlatformImage(data: Fixtures.data("jxl/decode-p3-lossy.jxl"))
+        let lossyDifference = try #require(Self.maxDifference(lossy.firstFrame, Self.reference("decode-p3-lossy.png")))
+        #expect(lossyDifference == 0, "lossy P3 differs from djxl's sRGB output by \(lossyDifference)")
+        // Asked to keep the source's colours, the lossless file gives the P3 values as stored.
+        let keep = ImageCreatingOptions(keepsSourceColors: true)
+        let kept = try KFCrossPlatformImage(data: Fixtures.data("jxl/decode-p3-lossless.jxl"), options: keep)
+        let source = try KFCrossPlatformImage(data: Fixtures.data("color/p3.png"), options: keep)
+        #expect(kept.firstFrame == source.firstFrame)
     }
 
     static let allFixtures = ["lossy", "lossless", "alpha-lossy", "alpha-lossless", "alpha-premultiplied", "orientation6",

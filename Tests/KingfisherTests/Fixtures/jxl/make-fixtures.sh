@@ -144,3 +144,25 @@ with Image.open(sys.argv[1]) as animation:
         print(sys.argv[2], index, frame.info.get("duration"))
 PY
 done
+
+# Display P3 (the colour fixtures' p3.png, with its iCCP): lossless keeps the P3 pixels and the
+# profile, which Kingfisher hands to colour management; its reference is the source converted to
+# sRGB by Pillow's ImageCms (lcms2, relative colorimetric), as the colour fixtures' expectations
+# are made. Lossy is XYB, which Kingfisher asks libjxl to give out in sRGB.
+cjxl ../color/p3.png decode-p3-lossless.jxl -d 0 --quiet
+cjxl ../color/p3.png decode-p3-lossy.jxl -d 1.0 --quiet
+# For the lossy file the reference is djxl asked for sRGB, as Kingfisher asks libjxl.
+djxl decode-p3-lossy.jxl "$work/p3-lossy.png" --color_space=RGB_D65_SRG_Rel_SRG --quiet
+python3 -c "import sys; from PIL import Image; i = Image.open(sys.argv[1]); i.info.clear(); i.save(sys.argv[2])" \
+    "$work/p3-lossy.png" decode-p3-lossy.png
+python3 - ../color/p3.png p3-srgb.png <<'PY'
+import io, sys
+from PIL import Image, ImageCms
+source = Image.open(sys.argv[1])
+p3 = ImageCms.ImageCmsProfile(io.BytesIO(source.info["icc_profile"]))
+srgb = ImageCms.createProfile("sRGB")
+converted = ImageCms.profileToProfile(source, p3, srgb, renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC,
+                                      outputMode="RGBA")
+converted.info.clear()
+converted.save(sys.argv[2])
+PY
