@@ -26,7 +26,7 @@ import Testing
     // Every 8-bit file goes through the same libheif conversion (YCbCr to 8-bit RGB) that
     // heif-convert asks for, so the bytes must be identical. Alpha is premultiplied on both sides
     // by the same rounding (the PNG codec's and ours).
-    @Test(arguments: ["rgb8", "alpha", "icc", "nclx", "grid", "rot90", "mirror", "rotmirror", "cliprot",
+    @Test(arguments: ["rgb8", "mono", "lossless444", "alpha", "icc", "nclx", "grid", "rot90", "mirror", "rotmirror", "cliprot",
                       "exifrot", "stillseq", "thumb", "thumbrot", "thumbrot2"])
     func eightBitFilesMatchHeifConvertExactly(name: String) throws {
         let image = try Self.decode(name)

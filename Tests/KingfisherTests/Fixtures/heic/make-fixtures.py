@@ -6,6 +6,8 @@ Run from anywhere; it writes next to itself:
 
   rgb8.heic      32x24, 8-bit 4:2:0                     (heif-enc -q 90)
   rgb10.heic     32x24, 10-bit, from a 16-bit PNG        (heif-enc -b 10)
+  mono.heic      32x24 monochrome (heif-enc from a grayscale PNG)
+  lossless444.heic  rgb8's picture, lossless 4:4:4 RGB (heif-enc -L -p chroma=444 --matrix_coefficients=0)
   alpha.heic     32x24 with a soft alpha ramp            (heif-enc, alpha kept)
   premul.heic    alpha.heic's picture premultiplied, flagged so (heif-enc --premultiplied-alpha);
                  its reference is premul.rgba, heif-convert's RGBA bytes as written (still premultiplied)
@@ -304,6 +306,13 @@ def main():
     png16(src10, 32, 24, lambda x, y: (x * 65535 // 31, y * 65535 // 23, 51400 if (x // 8 + y // 8) % 2 else 3000))
     heif_enc(src10, os.path.join(HERE, "rgb10.heic"), "-b", "10")
     reference("rgb10")
+
+    srcmono = os.path.join(work, "mono.png")
+    picture(32, 24).convert("L").save(srcmono)
+    heif_enc(srcmono, os.path.join(HERE, "mono.heic"))
+    reference("mono")
+    heif_enc(src, os.path.join(HERE, "lossless444.heic"), "-L", "-p", "chroma=444", "--matrix_coefficients=0")
+    reference("lossless444")
 
     srca = os.path.join(work, "alpha.png")
     picture(32, 24, alpha=True).save(srca)
