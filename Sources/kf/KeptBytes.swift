@@ -112,12 +112,12 @@ struct OriginalFormatSerializer: CacheSerializer {
 }
 
 extension Retrieval {
-    /// Why `error` happened, when it is the unprocessed pipeline refusing bytes: the header's or
-    /// the decoder's own error (such as "the data is not PNG, JPEG, GIF or WebP" or "truncated"),
-    /// found by reading the bytes again; otherwise `error` itself.
+    /// Why `error` happened, when it is a processor refusing downloaded bytes: the header's or the
+    /// decoder's own error (such as "the data is not PNG, JPEG, GIF or WebP" or "truncated"), found
+    /// by reading the bytes again; otherwise (the bytes decode, so the processor itself failed)
+    /// `error` itself.
     static func explained(_ error: KingfisherError) -> any Error {
-        guard case .processorError(reason: .processingFailed(let processor, .data(let data))) = error,
-              processor.identifier.isEmpty else { return error }
+        guard case .processorError(reason: .processingFailed(let processor, .data(let data))) = error else { return error }
         do {
             if processor is HeaderCheck {
                 _ = try ImageHeader(data: data)

@@ -164,6 +164,20 @@ import Testing
         }
     }
 
+    @Test func aDamagedDownloadUnderAProcessorIsReportedByItsDecoder() async throws {
+        try await KFFetchCommandTests.withServer { server, cacheDir in
+            for (name, words) in [("gradient.avif", "cannot decode AVIF data"), ("gradient.heic", "cannot decode HEIC data")] {
+                var corrupt = try Fixtures.data("pipeline/\(name)")
+                for index in (corrupt.count / 2)..<corrupt.count { corrupt[index] = UInt8(truncatingIfNeeded: index &* 151) }
+                server.route("/\(name)", .ok(corrupt))
+                let url = server.url("/\(name)").absoluteString
+                let run = try await KFFetchCommandTests.kf(["fetch", url, "--cache-dir", cacheDir, "--processor", "blur(1)"])
+                #expect(run.status == 1 && !run.signalled)
+                #expect(run.stderr.hasPrefix("kf: \(url): \(words)") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+            }
+        }
+    }
+
     @Test func fetchRefusesToWriteAnotherFormatAsHEIC() async throws {
         try await KFFetchCommandTests.withServer { server, cacheDir in
             server.route("/a.png", .ok(try Fixtures.data("pipeline/gradient.png")))
