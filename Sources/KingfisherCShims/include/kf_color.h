@@ -17,8 +17,9 @@ extern "C" {
  * `input` table (R, G, B one after the other; linear light scaled to 0...16383), then the 3x3
  * `matrix` (row by row, 2^14 = 1.0), then, clamped to 0...16383, through the 16384-entry `output`
  * table. The caller keeps each matrix row's absolute sum below 8, so no sum overflows. On CPUs with
- * AVX2, eight pixels go at a time through gathers that read 4 bytes at each entry: `input` must have
- * 2 entries and `output` 4 bytes of padding past their ends.
+ * AVX-512 (F and BW) sixteen pixels go at a time, the input tables looked up by permutes; with AVX2,
+ * eight at a time through gathers. Gathers read 4 bytes at each entry: `input` must have 2 entries
+ * and `output` 4 bytes of padding past their ends. Every path gives the same bytes.
  */
 void kf_color_matrix_shaper(unsigned char *pixels, size_t count, const unsigned short *input,
                             const int *matrix, const unsigned char *output);
