@@ -9,10 +9,14 @@ import Foundation
 ///   of contents) to count the frames and read their durations; without libjxl, or when those
 ///   headers cannot all be read, an animation reports 1 frame.
 /// - Decoding (`JXLDecoder.swift`) follows libjxl's events into 8-bit RGBA: libjxl applies the
-///   orientation and composites animation frames; lossy (XYB) images are asked for in sRGB,
-///   any other image is converted from the profile libjxl reports for its pixels. Animations decode
-///   all at once, lazily through ``JXLFrameSource`` when `preloadAllFrames` is off, or to the first
-///   frame with `onlyFirstFrame`. `minimumPixelSize` is ignored: libjxl 0.7 has no scaled decode.
+///   orientation (so the image comes out upright and nothing turns it again) and composites
+///   animation frames; lossy (XYB) images are asked for in sRGB, any other image is converted from
+///   the profile libjxl reports for its pixels unless that is sRGB. Animations decode all at once,
+///   lazily through ``JXLFrameSource`` when `preloadAllFrames` is off, or to the first frame with
+///   `onlyFirstFrame`. It runs on a pool of one worker per hardware thread, as `djxl` does by default.
+/// - `minimumPixelSize` is ignored: libjxl 0.7 has no scaled decode. Its progressive events only
+///   flush a full-size image upsampled from a coarser pass (and only for files encoded with such
+///   passes), which saves neither memory nor, for a complete file, time.
 /// - Encoding (`JXLEncoder.swift`) writes lossy (cjxl's quality-to-distance rule) or lossless
 ///   images at the requested effort, animations when the image has several frames.
 enum JXLCodec: ImageCodec {
