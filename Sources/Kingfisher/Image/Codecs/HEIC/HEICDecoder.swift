@@ -103,7 +103,7 @@ extension HEICCodec {
         let frame = try HEICPixels.frame(of: decoded, library: library, options: options) { pixels, width, height in
             if premultiplied {
                 // Stored premultiplied: only a colour conversion, which needs straight values, undoes it.
-                guard profile != nil else { return }
+                guard ColorManagement.needsConversion(profile, options: options) else { return }
                 PixelConversion.unpremultiply(pixels)
             }
             try ColorManagement.convertToSRGB(pixels, width: width, height: height, from: profile, options: options)
