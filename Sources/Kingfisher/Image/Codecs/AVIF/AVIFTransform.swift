@@ -5,7 +5,9 @@ import Foundation
 /// 0.11 parses into `avifImage.transformFlags` but never applies to the pixels.
 ///
 /// HEIF applies them in the order the item lists them, which MIAF fixes as crop, then rotation,
-/// then mirror; ``apply(to:)`` does exactly that, once, so the decoded image is upright.
+/// then mirror. The decoder does exactly that, once per frame: ``cropped(_:width:height:)`` on the
+/// converted pixels, then ``orientation`` (the rotation followed by the mirror, as the header
+/// probe reports it) on the frame, so the decoded image is upright and nothing turns it again.
 ///
 /// `imir` is read as libavif 0.11's header documents its `mode` field (ISO/IEC 23008-12 Amendment 2):
 /// 0 exchanges top and bottom (a mirror about a horizontal axis), 1 exchanges left and right.
