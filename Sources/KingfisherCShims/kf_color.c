@@ -140,9 +140,18 @@ static size_t kf_color_avx512(unsigned char *pixels, size_t count, const unsigne
     const __m512i alpha = _mm512_set1_epi32((int)0xFF000000u), round = _mm512_set1_epi32(8192);
     const __m512i zero = _mm512_setzero_si512(), top = _mm512_set1_epi32(16383);
     __m512i m[9];
+    int narrow = 1;
     for (int i = 0; i < 9; i++) {
         m[i] = _mm512_set1_epi32(matrix[i]);
+        narrow = narrow && matrix[i] >= -32768 && matrix[i] <= 32767;
     }
+    /* Coefficients of 16 bits (below 2.0) also go as pairs through madd: (m0, m1) and (m2, 8192). */
+    __m512i pair[6];
+    for (int row = 0; row < 3; row++) {
+        pair[row * 2] = _mm512_set1_epi32((int)(((unsigned)matrix[row * 3] & 0xFFFFu) | ((unsigned)matrix[row * 3 + 1] << 16)));
+        pair[row * 2 + 1] = _mm512_set1_epi32((int)(((unsigned)matrix[row * 3 + 2] & 0xFFFFu) | (8192u << 16)));
+    }
+    const __m512i one_high = _mm512_set1_epi32(1 << 16);
     size_t done = 0;
     for (; done + 16 <= count; done += 16) {
         void *slot = (void *)(pixels + done * 4);
@@ -153,10 +162,18 @@ static size_t kf_color_avx512(unsigned char *pixels, size_t count, const unsigne
         const __m512i b = _mm512_and_si512(
             kf_lookup256(&tables[2], _mm512_and_si512(_mm512_srli_epi32(px, 16), low8)), low16);
         __m512i channel[3];
+        const __m512i rg = _mm512_or_si512(r, _mm512_slli_epi32(g, 16));
+        const __m512i b1 = _mm512_or_si512(b, one_high);
         for (int row = 0; row < 3; row++) {
-            __m512i sum = _mm512_add_epi32(_mm512_mullo_epi32(m[row * 3], r), _mm512_mullo_epi32(m[row * 3 + 1], g));
-            sum = _mm512_add_epi32(sum, _mm512_mullo_epi32(m[row * 3 + 2], b));
-            sum = _mm512_srai_epi32(_mm512_add_epi32(sum, round), 14);
+            __m512i sum;
+            if (narrow) {
+                /* r·m0 + g·m1 and b·m2 + 8192·1 as pairs of 16-bit products. */
+                sum = _mm512_add_epi32(_mm512_madd_epi16(rg, pair[row * 2]), _mm512_madd_epi16(b1, pair[row * 2 + 1]));
+            } else {
+                sum = _mm512_add_epi32(_mm512_mullo_epi32(m[row * 3], r), _mm512_mullo_epi32(m[row * 3 + 1], g));
+                sum = _mm512_add_epi32(_mm512_add_epi32(sum, _mm512_mullo_epi32(m[row * 3 + 2], b)), round);
+            }
+            sum = _mm512_srai_epi32(sum, 14);
             sum = _mm512_min_epi32(_mm512_max_epi32(sum, zero), top);
             channel[row] = _mm512_and_si512(_mm512_i32gather_epi32(sum, (const void *)output, 1), low8);
         }
