@@ -129,6 +129,15 @@ enum AVIFFixtures {
         #expect(header.pixelWidth == 30 && header.pixelHeight == 20 && header.orientation == .rightMirrored)
     }
 
+    @Test func aFileWithoutPixiDecodesAsBrowsersDo() throws {
+        var bytes = [UInt8](try AVIFFixtures.avif("still8"))
+        let code = Array("pixi".utf8)
+        let at = try #require((0..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == code })
+        bytes[at + 3] = UInt8(ascii: "x")  // an unknown property now; libavif's strict mode would refuse the file
+        let image = try KFCrossPlatformImage(data: Data(bytes))
+        #expect(AVIFFixtures.maxDifference(image.firstFrame, try AVIFFixtures.reference("still8")) == 0)
+    }
+
     @Test func minimumPixelSizeStillDecodesAtFullSize() throws {
         let image = try KFCrossPlatformImage(data: AVIFFixtures.avif("still8"),
                                              options: ImageCreatingOptions(scale: 2, minimumPixelSize: CGSize(width: 8, height: 8)))

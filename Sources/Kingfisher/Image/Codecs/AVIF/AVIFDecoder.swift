@@ -40,6 +40,9 @@ final class AVIFDecodingSession {
         // libavif's default is 16384 × 16384; ours is usually lower, and dav1d enforces it too.
         decoder.pointee.imageSizeLimit = UInt32(clamping: min(options.limits.maxPixelsPerFrame, 16384 * 16384))
         decoder.pointee.ignoreXMP = 1
+        // Browsers decode files that lack a `pixi` box or carry an odd `clap` (older encoders wrote
+        // them); libavif's strict mode refuses them. The clean aperture is checked here instead.
+        decoder.pointee.strictFlags = avifStrictFlags(AVIF_STRICT_DISABLED.rawValue)
         decoder.pointee.ignoreExif = 1
         try handle.check(handle.library.decoderSetIOMemory(decoder, handle.start, data.count),
                          "the data could not be handed to libavif")
