@@ -7,7 +7,8 @@ import Foundation
 /// Creating one parses the container and checks `options.limits` against the coded size (and sets
 /// libavif's own pixel limit to match, so the AV1 decoder refuses a bitstream that claims more);
 /// no pixel memory is taken until ``frame(at:)``. A frame goes: AV1 decode (libavif, one thread, as
-/// `avifdec` by default), YUV to 8-bit straight RGBA (libavif with libyuv, whatever the bit depth),
+/// `avifdec` by default), YUV of any depth to 8-bit straight RGBA (libavif, through libyuv where
+/// libyuv has a path for the depth and chroma layout, else libavif's own arithmetic),
 /// `clap` crop, conversion to sRGB from the image's ICC profile or CICP code points,
 /// premultiplication, then `irot` and `imir`.
 ///
@@ -40,10 +41,10 @@ final class AVIFDecodingSession {
         // libavif's default is 16384 × 16384; ours is usually lower, and dav1d enforces it too.
         decoder.pointee.imageSizeLimit = UInt32(clamping: min(options.limits.maxPixelsPerFrame, 16384 * 16384))
         decoder.pointee.ignoreXMP = 1
+        decoder.pointee.ignoreExif = 1
         // Browsers decode files that lack a `pixi` box or carry an odd `clap` (older encoders wrote
         // them); libavif's strict mode refuses them. The clean aperture is checked here instead.
         decoder.pointee.strictFlags = avifStrictFlags(AVIF_STRICT_DISABLED.rawValue)
-        decoder.pointee.ignoreExif = 1
         try handle.check(handle.library.decoderSetIOMemory(decoder, handle.start, data.count),
                          "the data could not be handed to libavif")
         let parsed = handle.library.decoderParse(decoder)

@@ -8,6 +8,9 @@ extension AVIFCodec {
 
     /// Encodes `image` as 8-bit YUV 4:2:0 AVIF with libavif's default AV1 encoder (libaom).
     ///
+    /// 4:2:0 halves the chroma resolution, as JPEG and web encoders do; `avifenc` 0.11 picks it
+    /// for 4:2:0 JPEG input but 4:4:4 for PNG input (`-y auto`), so compare with `avifenc -y 420`.
+    ///
     /// - Quality: `compressionQuality` q (0...1) becomes one AV1 quantizer, `round((1 - q) × 63)`,
     ///   used as both the minimum and the maximum for colour and for alpha, which makes libaom
     ///   encode at that constant quantizer. It is the mapping libavif 1.0 gives its `quality` field
