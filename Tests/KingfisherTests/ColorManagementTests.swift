@@ -113,6 +113,24 @@ private let lcmsAvailable: Bool = {
         try expectConverted("p3.webp")
     }
 
+    /// Every frame of an APNG (each decoded by libpng as a standalone PNG that repeats `iCCP`) and of
+    /// an animated WebP (decoded straight, then premultiplied) is converted, preloaded or lazily.
+    @Test(arguments: ["p3-animated.png", "p3-animated.webp"])
+    func animationFramesAreConverted(name: String) throws {
+        let data = try Fixtures.data("color/\(name)")
+        let reference = try expected(name).srgb
+        let preloaded = try KFCrossPlatformImage(data: data, options: ImageCreatingOptions())
+        try #require(preloaded.frames.count == 2)
+        let lazy = try KFCrossPlatformImage(data: data, options: ImageCreatingOptions(preloadAllFrames: false))
+        let second = try #require(lazy.frameSource).frame(at: 1, maxSize: nil)
+        let count = reference.count
+        for index in 0..<count {
+            #expect(within(patch(preloaded.frames[0], index), reference[index], 2), "\(name) frame 1 patch \(index)")
+            #expect(within(patch(preloaded.frames[1], index), reference[count - 1 - index], 2), "\(name) frame 2 patch \(index)")
+            #expect(within(patch(second, index), reference[count - 1 - index], 2), "\(name) lazy frame 2 patch \(index)")
+        }
+    }
+
     @Test(.enabled(if: lcmsAvailable)) func cmykJPEGWithAProfileGoesThroughLCMS() throws {
         try expectConverted("cmyk.jpg")
     }

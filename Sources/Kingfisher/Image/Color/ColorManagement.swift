@@ -110,8 +110,8 @@ enum ColorManagement {
         case .icc(let data):
             return ColorTransformCache.conversion(for: ColorTransformCache.key(icc: data, layout: "rgb")) {
                 let reader = ICCProfileReader(data)
-                if let shaper = reader?.matrixShaper {
-                    return matrixConversion(shaper)
+                if let shaper = reader?.matrixShaper, let transform = MatrixShaperTransform(shaper) {
+                    return transform.isIdentity ? .unchanged : .matrixShaper(transform)
                 }
                 guard reader == nil || reader?.colorSpace == "RGB " else { return .unchanged }
                 return LCMSTransform(profile: data, input: .rgba).map { .lcms($0) } ?? .unchanged

@@ -7,6 +7,7 @@ Run from this folder: python3 make-fixtures.py. Writes:
   p3.jpg                      Display P3 JPEG, its profile split over two APP2 chunks
   adobe-rgb.jpg               Adobe RGB JPEG
   p3.png, p3.webp             Display P3 RGBA with iCCP / ICCP (the WebP lossless)
+  p3-animated.png, p3-animated.webp  two frames (the patches, then them reversed) with the same profile
   srgb.jpg                    tagged with Pillow's own sRGB profile
   corrupt-icc.jpg             same pixels as p3.jpg, its ICC_PROFILE chunk garbage
   cmyk.jpg, cmyk-noprofile.jpg  CMYK JPEGs (Adobe-inverted, as Pillow writes them), with and without cmyk.icc
@@ -194,6 +195,16 @@ def main():
     for name in ["p3.png", "p3.webp"]:
         expected[name] = {"source": centres(rgba, len(RGB_PATCHES)),
                           "srgb": [rgb + [a] for rgb, a in zip(centres(converted, len(RGB_PATCHES)), ALPHAS)]}
+
+    reversed_ = patches("RGBA", [value + (255,) for value in reversed(RGB_PATCHES)])
+    opaque = patches("RGBA", [value + (255,) for value in RGB_PATCHES])
+    opaque.save("p3-animated.png", save_all=True, append_images=[reversed_], duration=100, icc_profile=P3)
+    opaque.save("p3-animated.webp", save_all=True, append_images=[reversed_], duration=100, lossless=True,
+                icc_profile=P3)
+    converted = centres(transform_rgb(opaque.convert("RGB"), P3), len(RGB_PATCHES))
+    for name in ["p3-animated.png", "p3-animated.webp"]:
+        expected[name] = {"source": centres(opaque, len(RGB_PATCHES)),
+                          "srgb": [rgb + [255] for rgb in converted]}
 
     cmyk = patches("CMYK", CMYK_PATCHES)
     cmyk.save("cmyk.jpg", "JPEG", quality=100, icc_profile=CMYK)
