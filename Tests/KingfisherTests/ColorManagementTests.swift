@@ -168,8 +168,10 @@ private let lcmsAvailable: Bool = {
     @Test(.enabled(if: lcmsAvailable)) func swiftMatrixPathMatchesLCMSWithinOne() throws {
         for name in ["p3.icc", "adobe-rgb.icc"] {
             let profile = try Fixtures.data("color/\(name)")
-            var swift = cubeSamples()
-            var lcms = swift
+            var original = cubeSamples()
+            for index in stride(from: 3, to: original.count, by: 4) { original[index] = UInt8(truncatingIfNeeded: index * 37) }
+            var swift = original
+            var lcms = original
             let shaper = try #require(ICCProfileReader(profile)?.matrixShaper)
             let fast = try #require(MatrixShaperTransform(shaper))
             let reference = try #require(LCMSTransform(profile: profile, input: .rgba))
@@ -177,6 +179,9 @@ private let lcmsAvailable: Bool = {
             lcms.withUnsafeMutableBytes { reference.apply($0, pixelCount: $0.count / 4, input: .rgba) }
             let worst = zip(swift, lcms).map { abs(Int($0) - Int($1)) }.max() ?? 0
             #expect(worst <= 1, "\(name): largest difference \(worst)")
+            // Both leave alpha alone (lcms2 transforms RGBA in place without touching the extra byte).
+            let alphas = stride(from: 3, to: original.count, by: 4)
+            #expect(alphas.allSatisfy { swift[$0] == original[$0] && lcms[$0] == original[$0] })
         }
     }
 
