@@ -182,6 +182,8 @@ final class JXLDecodeSession {
         return status
     }
 
+    /// Reads the basic info (the size already upright) and checks the size against the limits
+    /// before libjxl or Kingfisher allocates any pixel.
     private func readBasicInfo() throws {
         var basic = JxlBasicInfo()
         guard lib.decoderGetBasicInfo(decoder, &basic) == JXL_DEC_SUCCESS else {
@@ -193,9 +195,7 @@ final class JXLDecodeSession {
                         ticksPerSecond: (basic.animation.tps_numerator, basic.animation.tps_denominator))
         try options.limits.checkFrame(width: read.width, height: read.height, format: .JXL)
         info = read
-        if decodesPixels, basic.uses_original_profile == 0 {
-            usesXYB = true
-        }
+        usesXYB = basic.uses_original_profile == 0
     }
 
     /// Settles the colour space of the output: an XYB image is asked for sRGB (libjxl converts
