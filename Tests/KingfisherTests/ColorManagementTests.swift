@@ -202,6 +202,20 @@ private let lcmsAvailable: Bool = {
         #expect(whole == single)
     }
 
+    /// A gray TRC profile (a gray JPEG's or PNG's) re-curves gray onto sRGB's curve and keeps it gray.
+    @Test func grayProfileMatchesLCMS() throws {
+        let reference = try expected("gray.icc")
+        var pixels = reference.source.flatMap { $0.map { UInt8($0) } }
+        try pixels.withUnsafeMutableBytes {
+            try ColorManagement.convertToSRGB($0, width: reference.source.count, height: 1,
+                                              from: .icc(try Fixtures.data("color/gray.icc")), options: ImageCreatingOptions())
+        }
+        for (index, value) in reference.srgb.enumerated() {
+            let actual = pixels[(index * 4)..<(index * 4 + 4)].map { Int($0) }
+            #expect(within(actual, value, 1), "level \(reference.source[index][0]): \(actual) against \(value)")
+        }
+    }
+
     @Test func cicpDisplayP3MatchesTheICCDisplayP3() throws {
         var fromCICP = cubeSamples()
         var fromICC = fromCICP

@@ -169,6 +169,11 @@ enum BMFF {
         // A meta box claiming more bytes than there are.
         var bytes = BMFF.ftyp("avif", []) + BMFF.u32(0x7FFF_FFFF) + BMFF.code("meta") + [0, 0, 0, 0]
         expectFailure(Data(bytes))
+        // A meta box of 9 bytes: too short for its version and flags (its children would start
+        // past its end), and an iinf too short for its entry count.
+        bytes = BMFF.ftyp("avif", []) + BMFF.u32(9) + BMFF.code("meta") + [0]
+        expectFailure(Data(bytes))
+        expectFailure(Data(BMFF.ftyp("avif", []) + BMFF.fullBox("meta", BMFF.u32(9) + BMFF.code("iinf") + [0])))
         // A box shorter than its own header, and a 64-bit size past Int.max.
         bytes = BMFF.ftyp("avif", []) + BMFF.u32(4) + BMFF.code("meta")
         expectFailure(Data(bytes))

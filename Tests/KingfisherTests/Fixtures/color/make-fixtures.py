@@ -4,6 +4,7 @@
 Run from this folder: python3 make-fixtures.py. Writes:
   p3.icc, adobe-rgb.icc       v2 matrix/TRC profiles written by hand below (Display P3, Adobe RGB 1998)
   cmyk.icc                    a small v2 CMYK output profile: lut8 A2B0 (3-point grid) to Lab
+  gray.icc                    a v2 gray profile, kTRC gamma 2.2
   p3.jpg                      Display P3 JPEG, its profile split over two APP2 chunks
   adobe-rgb.jpg               Adobe RGB JPEG
   p3.png, p3.webp             Display P3 RGBA with iCCP / ICCP (the WebP lossless)
@@ -134,6 +135,9 @@ def cmyk_profile():
 
 
 CMYK = cmyk_profile()
+GRAY = icc(b"GRAY", b"XYZ ", b"mntr", [
+    ("desc", tag_desc("Gray 2.2 (fixture)")), ("wtpt", tag_xyz([0.9642, 1.0, 0.8249])),
+    ("kTRC", b"curv" + b"\0" * 4 + struct.pack(">IH", 1, round(2.2 * 256)) + b"\0\0")])
 
 RGB_PATCHES = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (200, 120, 40), (30, 160, 210), (128, 128, 128),
                (250, 250, 250), (10, 20, 30)]
@@ -171,7 +175,7 @@ def with_split_icc(jpeg, profile):
 
 def main():
     expected = {}
-    for name, data in [("p3.icc", P3), ("adobe-rgb.icc", ADOBE), ("cmyk.icc", CMYK)]:
+    for name, data in [("p3.icc", P3), ("adobe-rgb.icc", ADOBE), ("cmyk.icc", CMYK), ("gray.icc", GRAY)]:
         open(name, "wb").write(data)
 
     rgb = patches("RGB", RGB_PATCHES)
@@ -219,6 +223,15 @@ def main():
     inks = centres(Image.open("cmyk-noprofile.jpg"), len(CMYK_PATCHES))
     naive = [[round((255 - c) * (255 - ink[3]) / 255) for c in ink[:3]] + [255] for ink in inks]
     expected["cmyk-noprofile.jpg"] = {"source": inks, "srgb": naive}
+
+    levels = list(range(0, 256, 15))
+    ramp = Image.new("L", (len(levels), 1))
+    ramp.putdata(levels)
+    gray = ImageCms.profileToProfile(ramp, ImageCms.ImageCmsProfile(io.BytesIO(GRAY)),
+                                     ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")), outputMode="RGB",
+                                     renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC)
+    expected["gray.icc"] = {"source": [[v, v, v, 255] for v in levels],
+                            "srgb": [list(gray.getpixel((i, 0))) + [255] for i in range(len(levels))]}
 
     with open("expected.json", "w") as out:
         json.dump(expected, out, indent=1)

@@ -138,6 +138,15 @@ struct ISOBMFFReader {
         return result
     }
 
+    /// The boxes from `start` to `end` of `parent`, as ``boxes(in:)``; throws when a header field of
+    /// `parent` put `start` past `end` (a box too short for its own fields).
+    func boxes(from start: Int, to end: Int, in parent: ISOBMFFBox) throws -> [ISOBMFFBox] {
+        guard start <= end else {
+            throw ISOBMFFParseError(description: "the '\(parent.type)' box is too short for its header fields")
+        }
+        return try boxes(in: start..<end)
+    }
+
     /// The first child box of `type` in `range`, or `nil`.
     func firstBox(_ type: FourCC, in range: Range<Int>) throws -> ISOBMFFBox? {
         try boxes(in: range).first { $0.type == type }

@@ -20,7 +20,7 @@ struct ISOBMFFMeta: Sendable {
         if let maybeType = try? reader.fourCC(box.payloadStart + 4, before: box.end), maybeType == .hdlr {
             childrenStart = box.payloadStart
         }
-        for child in try reader.boxes(in: childrenStart..<box.end) {
+        for child in try reader.boxes(from: childrenStart, to: box.end, in: box) {
             switch child.type {
             case .pitm:
                 let version = try reader.u8(child.payloadStart, before: child.end)
@@ -47,7 +47,7 @@ struct ISOBMFFMeta: Sendable {
     private mutating func readItemInfo(_ box: ISOBMFFBox, reader: ISOBMFFReader) throws {
         let version = try reader.u8(box.payloadStart, before: box.end)
         let childrenStart = box.payloadStart + 4 + (version == 0 ? 2 : 4)
-        for entry in try reader.boxes(in: childrenStart..<box.end) where entry.type == .infe {
+        for entry in try reader.boxes(from: childrenStart, to: box.end, in: box) where entry.type == .infe {
             let entryVersion = try reader.u8(entry.payloadStart, before: entry.end)
             guard entryVersion >= 2 else { continue }
             var offset = entry.payloadStart + 4
