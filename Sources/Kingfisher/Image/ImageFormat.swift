@@ -5,8 +5,8 @@ import Foundation
 /// Kingfisher's cases (`unknown`, `PNG`, `JPEG`, `GIF`) keep their spelling; `WebP` is added because
 /// Linux servers meet it as often as the other three.
 ///
-/// `AVIF`, `HEIC` and `JXL` are recognised and their headers are read (see ``ImageHeader``), but
-/// they are not decoded or encoded yet: decoding one throws a ``KingfisherError`` saying so.
+/// `AVIF`, `HEIC` and `JXL` are read through Debian's libavif, libheif and libjxl, opened the first
+/// time such an image is decoded; AVIF and JPEG XL are also written, HEIC is read only.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Not one of the formats below, or too few bytes to tell.
     case unknown
@@ -18,11 +18,11 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     case GIF
     /// WebP (lossy, lossless or animated).
     case WebP
-    /// AVIF: AV1 images in a HEIF (ISO-BMFF) file, still or a sequence. Recognised, not decoded yet.
+    /// AVIF: AV1 images in a HEIF (ISO-BMFF) file, still or a sequence.
     case AVIF
-    /// HEIC: HEVC images in a HEIF (ISO-BMFF) file, still or a sequence. Recognised, not decoded yet.
+    /// HEIC: HEVC images in a HEIF (ISO-BMFF) file; its primary still image is decoded, never encoded.
     case HEIC
-    /// JPEG XL, as a bare codestream or in its container. Recognised, not decoded yet.
+    /// JPEG XL, as a bare codestream or in its container, still or animated.
     case JXL
 
     /// The format's usual name, as used in messages.

@@ -1,7 +1,9 @@
 import Foundation
 
 extension KFCrossPlatformImage {
-    /// Decodes PNG (APNG included), JPEG, GIF or WebP data into an upright image.
+    /// Decodes PNG (APNG included), JPEG, GIF, WebP, AVIF, HEIC or JPEG XL data into an upright
+    /// image, converted to sRGB when the file carries a colour profile (unless
+    /// `options.keepsSourceColors`).
     ///
     /// Throws a ``KingfisherError`` (`.processorError`) naming the format and the failure when the data
     /// is empty, unrecognised, corrupt, truncated or over `options.limits`; no input traps.
@@ -60,7 +62,7 @@ extension KingfisherWrapper where Base == KFCrossPlatformImage {
         try? base.encoded(as: .JPEG, options: ImageEncodingOptions(compressionQuality: compressionQuality))
     }
 
-    /// The GIF, WebP or APNG bytes an animated image was decoded from, as Kingfisher keeps them; `nil`
+    /// The GIF, WebP, APNG, AVIF or JPEG XL bytes an animated image was decoded from, as Kingfisher keeps them; `nil`
     /// for stills and for images a processor made.
     public var animatedImageData: Data? { base.animatedImageData }
 

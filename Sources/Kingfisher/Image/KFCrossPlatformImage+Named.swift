@@ -36,7 +36,7 @@ extension KFCrossPlatformImage {
     }
 
     /// The extensions tried, in order, for a name given without one.
-    static let namedImageExtensions = ["png", "jpg", "jpeg", "webp", "gif"]
+    static let namedImageExtensions = ["png", "jpg", "jpeg", "webp", "gif", "avif", "heic", "jxl"]
 
     /// The resource files `name` may mean, most preferred first.
     static func resourceCandidates(forName name: String) -> [(name: String, pathExtension: String, scale: CGFloat)] {

@@ -22,7 +22,7 @@ public struct KFCrossPlatformImage: Sendable {
     /// The decoding choices of the request that put this image in a memory cache; `nil` for an
     /// image no cache has stored. Not part of the image's value: equality ignores it.
     var creatingTag: ImageCreatingTag?
-    /// The GIF, WebP or APNG bytes an animated image was decoded from (also when only its first frame
+    /// The GIF, WebP, APNG, AVIF or JPEG XL bytes an animated image was decoded from (also when only its first frame
     /// was decoded): encoding the image in that format gives them back, so no frame is lost. Images
     /// made by processors have none.
     var animatedImageData: Data?

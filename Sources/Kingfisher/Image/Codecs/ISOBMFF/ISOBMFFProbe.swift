@@ -1,6 +1,6 @@
 import Foundation
 
-/// AVIF and HEIC: recognised and probed from their ISO-BMFF boxes; not decoded or encoded yet.
+/// The header probe of AVIF and HEIC, read from their ISO-BMFF boxes without decoding a pixel.
 ///
 /// The probe reads `ftyp`, then in `meta` the primary item (`pitm`), the item types (`iinf`) and
 /// the primary item's properties (`ispe` for the size, `clap` when it crops, `irot` and `imir` for
