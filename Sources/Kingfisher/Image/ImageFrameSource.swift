@@ -55,7 +55,7 @@ final class CodecFrameSource: ImageFrameSource {
         self.options = frameOptions
         switch header.format {
         case .GIF, .PNG: webp = nil
-        case .WebP: webp = WebPAnimationCursor(data: data, limits: options.limits)
+        case .WebP: webp = WebPAnimationCursor(data: data, limits: options.limits, keepsSourceColors: options.keepsSourceColors)
         default: return nil
         }
     }
