@@ -31,6 +31,9 @@ latest=.build-bench-data/bench-peers-latest.md
     echo "## Codecs"
     bash scripts/bench-codecs.sh
     echo
+    echo "## AVIF, HEIC and JPEG XL"
+    bash scripts/bench-formats.sh
+    echo
     # Before the sections that delete thousands of files: on ext4 without a journal, creating
     # files within a minute or so of mass deletions scans the freed inodes, and the batch rows
     # create 1000 files per client and run.

@@ -5,10 +5,12 @@ import Kingfisher
 // Times Kingfisher's codecs in process and prints one JSON line of medians.
 //
 //   codec-bench decode FILE [--min WxH] [--runs N]
-//   codec-bench encode FILE png|jpeg|gif|webp [--quality Q] [--lossless] [--runs N]
+//   codec-bench decode-all LIST [--runs N]
+//   codec-bench encode FILE png|jpeg|gif|webp|avif|jxl [--quality Q] [--lossless] [--speed S] [--effort E] [--runs N]
 //   codec-bench process FILE SPEC [--predecode] [--runs N]
 //
-// `decode` times KFCrossPlatformImage(data:options:) from bytes already in memory; `encode`
+// `decode` times KFCrossPlatformImage(data:options:) from bytes already in memory; `decode-all`
+// times decoding every file named in LIST (one path per line) once, all read beforehand; `encode`
 // decodes FILE once, then times encoding the decoded image. `process` times a processor chain
 // written as `kf process` takes it, on the file's bytes (`.data`, decoding included) or, with
 // --predecode, on the image decoded beforehand (`.image`).
@@ -46,10 +48,25 @@ do {
             size = (image.pixelWidth, image.pixelHeight, image.frames.count)
         }
         print(#"{"op":"decode","file":"\#(path)","width":\#(size.0),"height":\#(size.1),"frames":\#(size.2),"median_ms":\#(median(times))}"#)
+    case "decode-all":
+        let paths = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        let files = paths.compactMap { FileManager.default.contents(atPath: $0) }
+        guard files.count == paths.count, !files.isEmpty else { fail("cannot read every file in \(path)") }
+        var pixels = 0
+        let times = try measure(runs: runs) {
+            pixels = 0
+            for file in files {
+                let image = try KFCrossPlatformImage(data: file)
+                pixels += image.pixelWidth * image.pixelHeight
+            }
+        }
+        print(#"{"op":"decode-all","files":\#(files.count),"pixels":\#(pixels),"median_ms":\#(median(times))}"#)
     case "encode":
         guard arguments.count >= 3, let format = ImageFormat(fileExtension: arguments[2]) else { fail("encode wants a format") }
         var encoding = ImageEncodingOptions(lossless: arguments.contains("--lossless"))
         if let quality = option("--quality", in: arguments).flatMap(Double.init) { encoding.compressionQuality = quality }
+        if let speed = option("--speed", in: arguments).flatMap({ Int($0) }) { encoding.avifSpeed = speed }
+        if let effort = option("--effort", in: arguments).flatMap({ Int($0) }) { encoding.jxlEffort = effort }
         let limits = ImageDecodingLimits(maxPixelsPerFrame: 200_000_000, maxTotalAnimationPixels: 1_000_000_000)
         let image = try KFCrossPlatformImage(data: data, options: ImageCreatingOptions(limits: limits))
         var bytes = 0
