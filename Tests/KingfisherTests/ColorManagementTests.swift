@@ -63,6 +63,29 @@ private func cubeSamples() -> [UInt8] {
     return pixels
 }
 
+/// `count` RGBA pixels of varied colours and alphas, the same on every run.
+private func scatteredPixels(count: Int) -> [UInt8] {
+    var state: UInt32 = 0x2545_F491
+    return (0..<(count * 4)).map { _ in
+        state = state &* 1_664_525 &+ 1_013_904_223
+        return UInt8(truncatingIfNeeded: state >> 24)
+    }
+}
+
+/// The matrix/TRC conversion written out plainly: linear values from `input`, the 2^14 matrix,
+/// rounding, an arithmetic shift, a clamp and the sRGB encoding table; alpha kept.
+private func plainConversion(_ pixels: [UInt8], input: [UInt16], matrix: [Int32]) -> [UInt8] {
+    var result = pixels
+    for start in stride(from: 0, to: pixels.count, by: 4) {
+        let linear = (0..<3).map { Int(input[$0 * 256 + Int(pixels[start + $0])]) }
+        for row in 0..<3 {
+            let sum = (0..<3).reduce(8192) { $0 + Int(matrix[row * 3 + $1]) * linear[$1] }
+            result[start + row] = MatrixShaperTransform.encode[min(max(sum >> 14, 0), 16_383)]
+        }
+    }
+    return result
+}
+
 private let lcmsAvailable: Bool = {
     if case .success = LCMSLibrary.shared { return true }
     return false
@@ -185,21 +208,47 @@ private let lcmsAvailable: Bool = {
         }
     }
 
-    /// The C loop takes eight pixels at a time where the CPU has AVX2 and one at a time for the rest:
-    /// both must give the same bytes.
-    @Test func vectorAndScalarLoopsAgree() throws {
-        let shaper = try #require(ICCProfileReader(try Fixtures.data("color/adobe-rgb.icc"))?.matrixShaper)
-        let transform = try #require(MatrixShaperTransform(shaper))
-        var whole = cubeSamples()
-        var single = whole
-        whole.withUnsafeMutableBytes { raw in
-            if let base = raw.baseAddress { transform.convert(base, count: raw.count / 4) }
+    /// The Swift loop gives exactly the bytes of the plain fixed-point arithmetic it stands for, on
+    /// every pixel it is handed, in one call or in pieces.
+    @Test func matrixLoopMatchesPlainFixedPointArithmetic() throws {
+        for name in ["p3.icc", "adobe-rgb.icc"] {
+            let shaper = try #require(ICCProfileReader(try Fixtures.data("color/\(name)"))?.matrixShaper)
+            let transform = try #require(MatrixShaperTransform(shaper))
+            let original = cubeSamples() + scatteredPixels(count: 20_011)
+            var whole = original
+            whole.withUnsafeMutableBytes { transform.apply($0, pixelCount: $0.count / 4) }
+            var pieces = original
+            pieces.withUnsafeMutableBytes { raw in
+                guard let base = raw.baseAddress else { return }
+                var done = 0
+                for size in [1, 7, 1_000, 0, 3] + Array(repeating: 6_000, count: 9) where done < raw.count / 4 {
+                    let count = min(size, raw.count / 4 - done)
+                    transform.convert(base + done * 4, count: count)
+                    done += count
+                }
+            }
+            let reference = plainConversion(original, input: transform.input, matrix: transform.matrix)
+            #expect(whole == reference, "\(name)")
+            #expect(pieces == reference, "\(name)")
         }
-        single.withUnsafeMutableBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            for index in 0..<(raw.count / 4) { transform.convert(base + index * 4, count: 1) }
+    }
+
+    /// A matrix at the limit the transform accepts (rows summing to 7.8 in absolute value) and curves
+    /// reaching both ends still give the plain arithmetic's bytes: the wide output table and the
+    /// unsigned sums cover every case.
+    @Test func matrixLoopIsExactAtTheExtremes() throws {
+        let input = (0..<768).map { UInt16(min(($0 % 256) * 65, 16_383)) }
+        let matrix: [Int32] = [70_000, -57_000, 800, -64_000, 63_000, -500, 1_000, 2_000, -124_000]
+        let loop = try #require(MatrixShaperLoop(input: input, matrix: matrix, encode: MatrixShaperTransform.encode))
+        let codes = [0, 1, 2, 127, 128, 252, 253, 254, 255]
+        var original: [UInt8] = []
+        for r in codes { for g in codes { for b in codes { original += [UInt8(r), UInt8(g), UInt8(b), 77] } } }
+        original += scatteredPixels(count: 5_000)
+        var converted = original
+        converted.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { loop.run(base, count: raw.count / 4) }
         }
-        #expect(whole == single)
+        #expect(converted == plainConversion(original, input: input, matrix: matrix))
     }
 
     /// A gray TRC profile (a gray JPEG's or PNG's) re-curves gray onto sRGB's curve and keeps it gray.

@@ -1,30 +1,29 @@
 import Dispatch
 import Foundation
-import KingfisherCShims
 
 /// A matrix/TRC profile to sRGB conversion of 8-bit RGBA: a 256-entry table per channel to linear
 /// light, a 3×3 matrix, and a 16,384-entry table back to sRGB's encoding, in 14-bit fixed point.
 ///
 /// This is what lcms2 computes for such profiles under the relative colorimetric intent (source
 /// colorants, then the inverse of sRGB's; no white-point scaling), within ±1 of its 8-bit result, at
-/// a fraction of its cost (the loop is `kf_color_matrix_shaper` in the C shim). Alpha is left as it is.
+/// a fraction of its cost (the loop is ``MatrixShaperLoop``). Alpha is left as it is.
 struct MatrixShaperTransform: Sendable {
     /// Steps of linear light: fine enough that one step moves the darkest codes by a fifth of a unit.
     static let steps = 16_384
     /// Images with at least this many pixels are converted on two threads.
     static let parallelPixelCount = 1 << 20
 
-    /// sRGB-encoded 8-bit value of each linear step, the same for every profile; 4 bytes of padding
-    /// follow for the vector loop's gathers.
-    private static let encode: [UInt8] = (0..<steps).map { step in
+    /// sRGB-encoded 8-bit value of each linear step, the same for every profile.
+    static let encode: [UInt8] = (0..<steps).map { step in
         UInt8((ColorMath.encodeSRGB(Double(step) / Double(steps - 1)) * 255).rounded())
-    } + [0, 0, 0, 0]
+    }
 
-    /// Linear light of each 8-bit code in steps, for R, G and B one after the other, then 2 entries
-    /// of padding for the vector loop's gathers.
-    private let input: [UInt16]
+    /// Linear light of each 8-bit code in steps, for R, G and B one after the other.
+    let input: [UInt16]
     /// The source-to-sRGB matrix in linear light, row by row, 2^14 = 1.
-    private let matrix: [Int32]
+    let matrix: [Int32]
+    /// The tables of `input`, `matrix` and `encode` as the per-pixel loop reads them.
+    private let loop: MatrixShaperLoop
     /// Whether the conversion changes no 8-bit value (the profile is sRGB in all but name).
     let isIdentity: Bool
 
@@ -40,8 +39,10 @@ struct MatrixShaperTransform: Sendable {
         }
         let linear = profile.curves.map { curve in (0..<256).map { curve.evaluate(Double($0) / 255) } }
         let last = Double(Self.steps - 1)
-        input = linear.joined().map { UInt16(($0 * last).rounded()) } + [0, 0]
+        input = linear.joined().map { UInt16(($0 * last).rounded()) }
         matrix = combined.joined().map { Int32(($0 * 16_384).rounded()) }
+        guard let loop = MatrixShaperLoop(input: input, matrix: matrix, encode: Self.encode) else { return nil }
+        self.loop = loop
         let diagonal = (0..<3).allSatisfy { row in
             (0..<3).allSatisfy { column in abs(combined[row][column] - (row == column ? 1 : 0)) < 0.002 }
         }
@@ -72,13 +73,6 @@ struct MatrixShaperTransform: Sendable {
 
     /// The per-pixel loop over `count` pixels from `start`.
     func convert(_ start: UnsafeMutableRawPointer, count: Int) {
-        input.withUnsafeBufferPointer { input in
-            matrix.withUnsafeBufferPointer { matrix in
-                Self.encode.withUnsafeBufferPointer { output in
-                    kf_color_matrix_shaper(start.assumingMemoryBound(to: UInt8.self), count, input.baseAddress,
-                                           matrix.baseAddress, output.baseAddress)
-                }
-            }
-        }
+        loop.run(start, count: count)
     }
 }
