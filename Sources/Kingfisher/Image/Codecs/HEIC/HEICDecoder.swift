@@ -6,10 +6,11 @@ extension HEICCodec {
     /// Decodes the primary image of `data` upright, in sRGB, with premultiplied alpha.
     static func decodePrimary(_ data: Data, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
         // The probe's size is checked first, so an oversized image is refused before libheif
-        // parses anything; libheif's own size checks then run as well.
-        if let header = try? probe(data) {
-            try options.limits.checkFrame(width: header.pixelWidth, height: header.pixelHeight, format: format)
-        }
+        // parses anything; libheif's own size checks then run as well. A file the probe cannot read
+        // is refused too: libheif would trust parts of it the probe checks (a grid's own size
+        // against its 'ispe', for one), and allocate whatever they say.
+        let header = try probe(data)
+        try options.limits.checkFrame(width: header.pixelWidth, height: header.pixelHeight, format: format)
         return try withPrimaryImage(of: data) { library, primary, layout in
             try checkLimits(primary, library: library, options: options)
             let thumbnail = HEICThumbnailChoice.pick(for: primary, minimum: options.minimumPixelSize,

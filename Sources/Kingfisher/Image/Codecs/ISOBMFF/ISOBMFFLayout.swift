@@ -9,6 +9,8 @@ struct ISOBMFFLayout: Sendable {
     let meta: ISOBMFFMeta?
     /// The first picture or video track, when there is a `moov`.
     let track: ISOBMFFTrack?
+    /// The primary item's grid descriptor, when the primary item is a grid that `iloc` places.
+    let primaryGrid: ISOBMFFGrid?
 
     /// Reads the top-level boxes of `reader`'s bytes.
     ///
@@ -30,6 +32,11 @@ struct ISOBMFFLayout: Sendable {
         }
         self.meta = meta
         self.track = track
+        if let meta, let id = meta.primaryItemID, meta.itemTypes[id] == .grid {
+            primaryGrid = try ISOBMFFGrid.descriptor(of: id, meta: meta, reader: reader)
+        } else {
+            primaryGrid = nil
+        }
     }
 
     /// The primary item's type (`av01`, `hvc1`, `grid`, …), or `nil`.
@@ -57,11 +64,14 @@ struct ISOBMFFLayout: Sendable {
         if let meta, let id = meta.primaryItemID {
             var width: Int?
             var height: Int?
+            var declared = 0
             var quarterTurns = 0
             var mirrorAxis: Int?
             for property in meta.properties(of: id) {
                 switch property {
-                case let .spatialExtent(w, h): (width, height) = (w, h)
+                case let .spatialExtent(w, h):
+                    (width, height) = (w, h)
+                    declared = w * h
                 case let .cleanAperture(w, h) where w > 0 && h > 0: (width, height) = (w, h)
                 case let .rotation(turns): quarterTurns = turns
                 case let .mirror(axis): mirrorAxis = axis
@@ -70,6 +80,12 @@ struct ISOBMFFLayout: Sendable {
             }
             guard let width, let height else {
                 throw ISOBMFFParseError(description: "the primary item \(id) has no 'ispe' size property")
+            }
+            // A decoder allocates what the grid's own descriptor says, so the limits must see it.
+            if let grid = primaryGrid,
+               grid.width > 65535 || grid.height > 65535 || grid.width * grid.height > declared {
+                throw ISOBMFFParseError(description: "the grid's output is \(grid.width)×\(grid.height) pixels, "
+                    + "larger than its 'ispe' declares")
             }
             return ImageHeader(format: format, pixelWidth: width, pixelHeight: height, frameCount: frames,
                                orientation: imageOrientation(quarterTurns: quarterTurns, mirrorAxis: mirrorAxis),

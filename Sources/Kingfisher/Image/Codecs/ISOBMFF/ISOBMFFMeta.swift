@@ -11,6 +11,10 @@ struct ISOBMFFMeta: Sendable {
     var properties: [ISOBMFFItemProperty] = []
     /// Property indices (1-based, as in `ipma`) associated with each item ID, in `ipma` order.
     var associations: [UInt32: [Int]] = [:]
+    /// The `iloc` box, read only when an item's bytes are needed (a grid's descriptor).
+    var itemLocationBox: ISOBMFFBox?
+    /// The `idat` box, whose payload holds items stored in the `meta` box itself.
+    var itemDataBox: ISOBMFFBox?
 
     /// Reads the `meta` box `box`.
     init(_ box: ISOBMFFBox, reader: ISOBMFFReader) throws {
@@ -29,6 +33,10 @@ struct ISOBMFFMeta: Sendable {
                     : try reader.u32(child.payloadStart + 4, before: child.end)
             case .iinf:
                 try readItemInfo(child, reader: reader)
+            case .iloc:
+                itemLocationBox = child
+            case .idat:
+                itemDataBox = child
             case .iprp:
                 for grandchild in try reader.boxes(in: child.payload) {
                     if grandchild.type == .ipco {
