@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_codecs  # noqa: E402
 import bench_rows  # noqa: E402
 from bench_codecs import ours, wall  # noqa: E402
+from bench_processors import process_stats  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, ".build-bench-data", "formats")
@@ -81,20 +82,6 @@ def tool_many(command_for):
         if index > 0:
             totals.append((time.perf_counter() - start) * 1000)
     return statistics.median(totals)
-
-
-def process_stats(command):
-    """Median wall time (ms) and the largest peak RSS (MB) of `command` over the runs."""
-    walls, peaks = [], []
-    for index in range(RUNS + 1):
-        start = time.perf_counter()
-        result = subprocess.run(["/usr/bin/time", "-f", "%M", *command], check=True,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        elapsed = (time.perf_counter() - start) * 1000
-        if index > 0:
-            walls.append(elapsed)
-            peaks.append(int(result.stderr.strip().splitlines()[-1]) / 1024)
-    return statistics.median(walls), max(peaks)
 
 
 def main():

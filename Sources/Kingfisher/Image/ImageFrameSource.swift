@@ -85,12 +85,20 @@ final class CodecFrameSource: ImageFrameSource {
                 return frame
             }
         }
+        return frame.fitted(within: maxSize)
+    }
+}
+
+extension ImageFrame {
+    /// The frame scaled down, aspect kept, to fit `maxSize` (pixels), as a frame source hands out
+    /// frames; the frame itself when `maxSize` is `nil`, not positive, or already large enough.
+    func fitted(within maxSize: CGSize?) -> ImageFrame {
         guard let maxSize, maxSize.width > 0, maxSize.height > 0,
-              CGFloat(frame.width) > maxSize.width || CGFloat(frame.height) > maxSize.height else { return frame }
-        let ratio = min(maxSize.width / CGFloat(frame.width), maxSize.height / CGFloat(frame.height))
-        let width = max(1, Int((CGFloat(frame.width) * ratio).rounded()))
-        let height = max(1, Int((CGFloat(frame.height) * ratio).rounded()))
-        let still = KFCrossPlatformImage(frame: frame)
-        return still.kf.resize(to: CGSize(width: width, height: height)).firstFrame.withDuration(frame.duration)
+              CGFloat(width) > maxSize.width || CGFloat(height) > maxSize.height else { return self }
+        let ratio = min(maxSize.width / CGFloat(width), maxSize.height / CGFloat(height))
+        let fittedWidth = max(1, Int((CGFloat(width) * ratio).rounded()))
+        let fittedHeight = max(1, Int((CGFloat(height) * ratio).rounded()))
+        let still = KFCrossPlatformImage(frame: self)
+        return still.kf.resize(to: CGSize(width: fittedWidth, height: fittedHeight)).firstFrame.withDuration(duration)
     }
 }

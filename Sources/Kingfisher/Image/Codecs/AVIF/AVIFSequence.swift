@@ -66,12 +66,6 @@ final class AVIFFrameSource: ImageFrameSource {
         let frame = try session.withLock { session in
             try session.frame(at: index).frame.withDuration(duration(at: index))
         }
-        guard let maxSize, maxSize.width > 0, maxSize.height > 0,
-              CGFloat(frame.width) > maxSize.width || CGFloat(frame.height) > maxSize.height else { return frame }
-        let ratio = min(maxSize.width / CGFloat(frame.width), maxSize.height / CGFloat(frame.height))
-        let width = max(1, Int((CGFloat(frame.width) * ratio).rounded()))
-        let height = max(1, Int((CGFloat(frame.height) * ratio).rounded()))
-        let still = KFCrossPlatformImage(frame: frame)
-        return still.kf.resize(to: CGSize(width: width, height: height)).firstFrame.withDuration(frame.duration)
+        return frame.fitted(within: maxSize)
     }
 }

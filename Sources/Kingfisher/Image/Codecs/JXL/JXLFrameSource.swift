@@ -43,13 +43,7 @@ final class JXLFrameSource: ImageFrameSource {
             throw JXLCodec.decodingError("frame \(index + 1) was asked for; the animation has \(frameCount)")
         }
         let frame = try cursor.withLock { try $0.frame(at: index) }.withDuration(duration(at: index))
-        guard let maxSize, maxSize.width > 0, maxSize.height > 0,
-              CGFloat(frame.width) > maxSize.width || CGFloat(frame.height) > maxSize.height else { return frame }
-        let ratio = min(maxSize.width / CGFloat(frame.width), maxSize.height / CGFloat(frame.height))
-        let width = max(1, Int((CGFloat(frame.width) * ratio).rounded()))
-        let height = max(1, Int((CGFloat(frame.height) * ratio).rounded()))
-        let still = KFCrossPlatformImage(frame: frame)
-        return still.kf.resize(to: CGSize(width: width, height: height)).firstFrame.withDuration(frame.duration)
+        return frame.fitted(within: maxSize)
     }
 }
 
