@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 bash scripts/install-deps.sh libavif-bin libheif-examples libjxl-tools libvips-tools python3-pil time
 swift build -c release --package-path Benchmarks --scratch-path .build --product codec-bench
-swift build -c release --product kf
+swift build -c release --static-swift-stdlib --product kf
 /usr/bin/python3 Benchmarks/bench_formats.py
