@@ -21,3 +21,24 @@ import Testing
         #expect(header.pixelWidth > 0 && image.pixelWidth > 0)
     }
 }
+
+/// An `iloc` whose fields are all zero bytes wide costs nothing per extent, so a small box can
+/// claim billions of them; the probe reads such a box in one step per item.
+@Suite struct ISOBMFFItemLocationTests {
+    @Test func zeroWidthExtentsAreReadAsOne() throws {
+        // iloc version 1, all sizes 0, 20,000 items of 65,535 extents each (6 bytes an item).
+        var payload: [UInt8] = [1, 0, 0, 0, 0x00, 0x00, 0x4E, 0x20]
+        for item in 0..<20_000 {
+            payload += [UInt8(item >> 8 & 0xFF), UInt8(item & 0xFF), 0, 0, 0, 0, 0xFF, 0xFF]
+        }
+        let size = 8 + payload.count
+        let box = [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]
+            + Array("iloc".utf8) + payload
+        let location = try box.withUnsafeBytes { bytes in
+            let reader = ISOBMFFReader(bytes)
+            return try ISOBMFFItemLocation.find(19_999, in: reader.box(at: 0, before: bytes.count), reader: reader)
+        }
+        #expect(location?.extents.count == 1)
+        #expect(location?.constructionMethod == 0)
+    }
+}

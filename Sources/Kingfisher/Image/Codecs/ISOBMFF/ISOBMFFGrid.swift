@@ -102,10 +102,16 @@ struct ISOBMFFItemLocation: Sendable {
             let extentCount = Int(try reader.u16(offset, before: end))
             offset += 2
             var extents: [(offset: Int, length: Int)] = []
-            for _ in 0..<extentCount {
-                _ = try sized(indexSize)
-                let extentOffset = try sized(offsetSize)
-                extents.append((extentOffset, try sized(lengthSize)))
+            if indexSize + offsetSize + lengthSize == 0 {
+                // Extents of no bytes each all say "offset 0, to the end": one stands for them all,
+                // and 65,535 of them per item would cost time for nothing.
+                if extentCount > 0 { extents.append((0, 0)) }
+            } else {
+                for _ in 0..<extentCount {
+                    _ = try sized(indexSize)
+                    let extentOffset = try sized(offsetSize)
+                    extents.append((extentOffset, try sized(lengthSize)))
+                }
             }
             if id == itemID { return ISOBMFFItemLocation(constructionMethod: method, baseOffset: base, extents: extents) }
         }
