@@ -14,6 +14,15 @@ import Testing
         #expect(decodeError?.errorCode == 4103)
     }
 
+    /// A 2.8 KB file (also from the fuzz target) in which a grid's tile is a grid whose alpha image
+    /// is the first grid: libheif 1.15 waits on itself forever.
+    @Test func referencesThatLoopAreRefusedBeforeDecoding() throws {
+        let data = try Fixtures.data("heic/reference-loop.heic")
+        let probeError = #expect(throws: KingfisherError.self) { try ImageHeader(data: data) }
+        #expect(probeError?.localizedDescription.contains("loop") == true)
+        #expect(throws: KingfisherError.self) { try KFCrossPlatformImage(data: data) }
+    }
+
     @Test func realGridsStillDecode() throws {
         let data = try Fixtures.data("heic/grid.heic")
         let header = try ImageHeader(data: data)

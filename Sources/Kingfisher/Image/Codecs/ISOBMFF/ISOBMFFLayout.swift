@@ -62,6 +62,9 @@ struct ISOBMFFLayout: Sendable {
         let frames = isSequence ? (track?.sampleCount ?? 1) : 1
         let hasAlpha = meta?.properties.contains(where: \.isAlpha) ?? false
         if let meta, let id = meta.primaryItemID {
+            if meta.references?.loops(from: id) == true {
+                throw ISOBMFFParseError(description: "the primary item's tile and auxiliary-image references loop")
+            }
             var width: Int?
             var height: Int?
             var declared = 0

@@ -15,6 +15,8 @@ struct ISOBMFFMeta: Sendable {
     var itemLocationBox: ISOBMFFBox?
     /// The `idat` box, whose payload holds items stored in the `meta` box itself.
     var itemDataBox: ISOBMFFBox?
+    /// The items' `dimg` and `auxl` references.
+    var references: ISOBMFFItemReferences?
 
     /// Reads the `meta` box `box`.
     init(_ box: ISOBMFFBox, reader: ISOBMFFReader) throws {
@@ -37,6 +39,8 @@ struct ISOBMFFMeta: Sendable {
                 itemLocationBox = child
             case .idat:
                 itemDataBox = child
+            case FourCC("iref"):
+                references = try ISOBMFFItemReferences(child, reader: reader)
             case .iprp:
                 for grandchild in try reader.boxes(in: child.payload) {
                     if grandchild.type == .ipco {
