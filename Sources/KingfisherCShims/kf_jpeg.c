@@ -1,5 +1,6 @@
 #include "kf_jpeg.h"
 
+#include <limits.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,30 +175,7 @@ int kf_jpeg_decoder_start(kf_jpeg_decoder *decoder, int scale_denom, int *out_wi
 
 int kf_jpeg_decoder_read(kf_jpeg_decoder *decoder, unsigned char *pixels, size_t row_bytes,
                          char *error, size_t error_size) {
-    if (setjmp(decoder->error.jump)) {
-        kf_copy_error(decoder->error.message, error, error_size);
-        return 0;
-    }
-    struct jpeg_decompress_struct *info = &decoder->info;
-    JSAMPROW rows[16];
-    while (info->output_scanline < info->output_height) {
-        JDIMENSION remaining = info->output_height - info->output_scanline;
-        JDIMENSION count = remaining < 16 ? remaining : 16;
-        for (JDIMENSION i = 0; i < count; i++) {
-            rows[i] = pixels + (size_t)(info->output_scanline + i) * row_bytes;
-        }
-        jpeg_read_scanlines(info, rows, count);
-        if (decoder->error.hit_eof) {
-            kf_copy_error("data is truncated (premature end of JPEG file)", error, error_size);
-            return 0;
-        }
-    }
-    jpeg_finish_decompress(info);
-    if (decoder->error.hit_eof) {
-        kf_copy_error("data is truncated (premature end of JPEG file)", error, error_size);
-        return 0;
-    }
-    return 1;
+    return kf_jpeg_decoder_read_rows(decoder, pixels, row_bytes, INT_MAX, error, error_size) >= 0;
 }
 
 int kf_jpeg_decoder_read_rows(kf_jpeg_decoder *decoder, unsigned char *pixels, size_t row_bytes, int max_rows,
