@@ -149,6 +149,21 @@ import Testing
         }
     }
 
+    /// Decodes that fail midway and encodes hand their thread runner back, so a long run of them
+    /// (a server, a fuzzer) starts no threads after the first few and leaks no runner.
+    @Test func threadRunnersAreReusedAndNeverLeak() throws {
+        let data = try Fixtures.data("jxl/decode-\(Self.allFixtures[0]).jxl")
+        let cut = Data(data.prefix(data.count * 90 / 100))
+        let image = try KFCrossPlatformImage(data: data)
+        for _ in 0..<40 {
+            #expect(throws: KingfisherError.self) { try KFCrossPlatformImage(data: cut) }
+            _ = try KFCrossPlatformImage(data: data)
+            _ = try JXLCodec.encode(image, options: ImageEncodingOptions(jxlEffort: 1))
+        }
+        // Other tests may hold a runner at this moment; 120 leaked ones would show far above this.
+        #expect(JXLThreadPool.liveCount <= JXLThreadPool.maximumIdle + 8)
+    }
+
     @Test func corruptBytesNeverCrash() throws {
         for name in Self.allFixtures {
             let data = try Fixtures.data("jxl/decode-\(name).jxl")

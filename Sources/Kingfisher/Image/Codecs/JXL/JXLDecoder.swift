@@ -29,7 +29,7 @@ final class JXLDecodeSession {
     private let lib: JXLLibrary
     private let decoder: JXLLibrary.Decoder
     private let input: UnsafeRawBufferPointer
-    private let pool: (threads: JXLThreads, pool: UnsafeMutableRawPointer)?
+    private let pool: JXLThreadPool?
     private let options: ImageCreatingOptions
     private let decodesPixels: Bool
     /// The basic info, once read.
@@ -67,9 +67,9 @@ final class JXLDecodeSession {
         self.input = input
         self.options = options
         self.decodesPixels = decodesPixels
-        pool = threaded ? JXLThreads.makeDefaultPool() : nil
+        pool = threaded ? JXLThreadPool.borrow() : nil
         if let pool {
-            guard lib.decoderSetParallelRunner(decoder, pool.threads.runner, pool.pool) == JXL_DEC_SUCCESS else {
+            guard lib.decoderSetParallelRunner(decoder, pool.threads.runner, pool.runner) == JXL_DEC_SUCCESS else {
                 throw JXLCodec.decodingError("libjxl refused the thread pool")
             }
         }
@@ -83,7 +83,7 @@ final class JXLDecodeSession {
 
     deinit {
         lib.decoderDestroy(decoder)
-        if let pool { pool.threads.destroy(pool.pool) }
+        pool?.giveBack()
     }
 
     /// Asks for the basic info and the frame headers, and when decoding pixels also for the colour

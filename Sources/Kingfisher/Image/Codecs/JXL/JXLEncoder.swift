@@ -21,10 +21,13 @@ enum JXLEncoder {
         case .failure(let error): throw JXLCodec.unavailableLibraryError(error, encoding: true)
         }
         guard let encoder = lib.encoderCreate(nil) else { throw JXLCodec.encodingError("libjxl could not create an encoder") }
-        defer { lib.encoderDestroy(encoder) }
-        let pool = JXLThreads.makeDefaultPool()
-        defer { if let pool { pool.threads.destroy(pool.pool) } }
-        if let pool, lib.encoderSetParallelRunner(encoder, pool.threads.runner, pool.pool) != JXL_ENC_SUCCESS {
+        let pool = JXLThreadPool.borrow()
+        // The encoder goes first: the runner is handed back only once nothing can call it.
+        defer {
+            lib.encoderDestroy(encoder)
+            pool?.giveBack()
+        }
+        if let pool, lib.encoderSetParallelRunner(encoder, pool.threads.runner, pool.runner) != JXL_ENC_SUCCESS {
             throw JXLCodec.encodingError("libjxl refused the thread pool")
         }
 

@@ -156,11 +156,4 @@ struct JXLThreads: Sendable {
         defaultWorkerCount = try lib.function("JxlThreadParallelRunnerDefaultNumWorkerThreads",
                                               as: (@convention(c) () -> Int).self)
     }
-
-    /// A pool of `defaultWorkerCount()` workers (what `djxl` and `cjxl` start by default), or `nil`
-    /// when the library is missing or the pool cannot start. The caller destroys it with ``destroy``.
-    static func makeDefaultPool() -> (threads: JXLThreads, pool: UnsafeMutableRawPointer)? {
-        guard let threads = shared, let pool = threads.create(nil, threads.defaultWorkerCount()) else { return nil }
-        return (threads, pool)
-    }
 }
