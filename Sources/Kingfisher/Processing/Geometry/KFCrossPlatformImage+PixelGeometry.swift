@@ -1,0 +1,76 @@
+import Foundation
+
+// Exact-pixel geometry for callers that think in pixels (an image server): every frame of an
+// animation is transformed, frame durations, the loop count and the scale are kept.
+
+extension KFCrossPlatformImage {
+    /// The image resampled (Lanczos-3, premultiplied) to exactly `width` × `height` pixels.
+    ///
+    /// Sides below 1 count as 1; the aspect ratio is not kept. The caller bounds the size: each
+    /// frame of the result takes `width × height × 4` bytes. Returns `self` when the size is unchanged.
+    public func resampled(toPixelWidth width: Int, height: Int) -> KFCrossPlatformImage {
+        resampled(width: max(1, width), height: max(1, height))
+    }
+
+    /// The pixels inside `rect` (in pixels, origin top left), clipped to the image.
+    ///
+    /// Edges are rounded to whole pixels (half away from zero). At least one pixel always remains: a
+    /// rectangle that misses the image, or is empty, gives the 1×1 (or 1-wide, 1-high) strip of the
+    /// image nearest to it. A non-finite edge counts as the image's own edge. Returns `self` when the
+    /// rectangle covers the whole image.
+    public func cropped(toPixelRect rect: CGRect) -> KFCrossPlatformImage {
+        let bounds = Self.pixelBounds(rect, width: pixelWidth, height: pixelHeight)
+        return cropped(x: bounds.x, y: bounds.y, width: bounds.width, height: bounds.height)
+    }
+
+    /// The image mirrored left to right (`horizontal`), top to bottom (`vertical`), or both (which is
+    /// a half turn); `self` when neither.
+    public func flipped(horizontal: Bool, vertical: Bool) -> KFCrossPlatformImage {
+        switch (horizontal, vertical) {
+        case (false, false): return self
+        case (true, false): return reoriented(.upMirrored)
+        case (false, true): return reoriented(.downMirrored)
+        case (true, true): return reoriented(.down)
+        }
+    }
+
+    /// The image turned clockwise by `quarterTurns` × 90° (any integer: −1 is a quarter turn
+    /// counter-clockwise, 4 is none); a quarter or three-quarter turn swaps width and height.
+    public func rotated(quarterTurns: Int) -> KFCrossPlatformImage {
+        switch ((quarterTurns % 4) + 4) % 4 {
+        case 1: return reoriented(.right)
+        case 2: return reoriented(.down)
+        case 3: return reoriented(.left)
+        default: return self
+        }
+    }
+
+    /// Every frame cropped to a rectangle that lies inside the image; `self` when it is the whole image.
+    func cropped(x: Int, y: Int, width: Int, height: Int) -> KFCrossPlatformImage {
+        guard x != 0 || y != 0 || width != pixelWidth || height != pixelHeight else { return self }
+        return mapFrames { $0.cropped(x: x, y: y, width: width, height: height) } ?? self
+    }
+
+    /// Every frame moved as the EXIF `orientation` moves stored pixels upright.
+    private func reoriented(_ orientation: ImageOrientation) -> KFCrossPlatformImage {
+        let turned = frames.map { orientation.apply(to: $0) }
+        return KFCrossPlatformImage(validated: turned, loopCount: loopCount, scale: scale, isOpaque: isOpaque)
+    }
+
+    /// `rect` as whole pixels inside a `width` × `height` image, at least 1×1.
+    static func pixelBounds(_ rect: CGRect, width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {
+        func edge(_ value: CGFloat, fallback: Int, limit: Int) -> Int {
+            guard value.isFinite else { return fallback }
+            return Int(min(max(Double(value), 0), Double(limit)).rounded())
+        }
+        let minX = rect.width < 0 ? rect.origin.x + rect.width : rect.origin.x
+        let minY = rect.height < 0 ? rect.origin.y + rect.height : rect.origin.y
+        let maxX = minX + abs(rect.width)
+        let maxY = minY + abs(rect.height)
+        let left = min(edge(minX, fallback: 0, limit: width), width - 1)
+        let top = min(edge(minY, fallback: 0, limit: height), height - 1)
+        let right = max(edge(maxX, fallback: width, limit: width), left + 1)
+        let bottom = max(edge(maxY, fallback: height, limit: height), top + 1)
+        return (left, top, right - left, bottom - top)
+    }
+}
