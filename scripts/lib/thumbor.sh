@@ -1,0 +1,95 @@
+# Sourced by scripts/check-thumbor.sh and scripts/bench-serve.sh: the pieces both need to run
+# `kf serve` next to thumbor. Expects `work` (a scratch folder) to be set; keeps the ids of the
+# processes it starts in `pids` (stop them with `stop_started`, from the EXIT trap).
+#
+#   bench_venv                 the Python venv with thumbor, libthumbor and imgproxy (klen) from
+#                              PyPI, kept in ${KF_BENCH_CACHE:-~/.cache/kf-bench}; sets `venv`
+#   build_kf                   $KF_BIN, else a release kf as the other benchmarks build it; sets `kf`
+#   start_thumbor PROCS [LINE...]  thumbor 7 (PIL engine, HTTP loader, no storages) on a free port,
+#                              extra thumbor.conf lines appended; sets `thumbor_port`, `thumbor_pid`
+#   start_kf ARG...            `kf serve --port P ARG...`; sets `kf_port`, `kf_pid`
+#   free_port, wait_for URL, peak_rss_kb PID..., cpu_ticks PID..., process_tree PID
+
+pids=()
+
+free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+
+wait_for() {
+    for _ in $(seq 1 300); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done
+    echo "no answer from $1" >&2
+    return 1
+}
+
+# A process and its children (thumbor's --processes workers), one id a line.
+process_tree() { echo "$1"; pgrep -P "$1" || true; }
+
+# Peak resident memory (VmHWM) summed over the processes, in kB.
+peak_rss_kb() {
+    local total=0 pid
+    for pid in "$@"; do total=$((total + $(awk '/VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0))); done
+    echo "$total"
+}
+
+# CPU time (user + system, fields 14 and 15 of /proc/PID/stat) summed over the processes, in clock ticks.
+cpu_ticks() {
+    local total=0 pid
+    for pid in "$@"; do
+        total=$((total + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$total"
+}
+
+bench_venv() {
+    local cache="${KF_BENCH_CACHE:-$HOME/.cache/kf-bench}"
+    venv="$cache/venv"
+    if ! "$venv/bin/python" -c 'import thumbor, libthumbor, imgproxy, PIL' 2>/dev/null; then
+        mkdir -p "$cache"
+        /usr/bin/python3 -m venv "$venv"
+        "$venv/bin/pip" install -q thumbor libthumbor imgproxy >/dev/null
+    fi
+}
+
+build_kf() {
+    if [ -n "${KF_BIN:-}" ]; then
+        kf="$KF_BIN"
+    else
+        swift build -c release --static-swift-stdlib --product kf >/dev/null
+        kf="$(swift build -c release --show-bin-path)/kf"
+    fi
+}
+
+start_thumbor() { # PROCESSES [CONF LINE...]
+    local processes="$1"
+    shift
+    thumbor_port="$(free_port)"
+    {
+        echo "ENGINE = 'thumbor.engines.pil'"
+        echo "LOADER = 'thumbor.loaders.http_loader'"
+        echo "STORAGE = 'thumbor.storages.no_storage'"
+        printf '%s\n' "$@"
+    } > "$work/thumbor.conf"
+    "$venv/bin/thumbor" --port "$thumbor_port" --conf "$work/thumbor.conf" --processes "$processes" -l error \
+        >"$work/thumbor.log" 2>&1 &
+    thumbor_pid=$!
+    pids+=("$thumbor_pid")
+    wait_for "http://127.0.0.1:$thumbor_port/healthcheck" || { cat "$work/thumbor.log" >&2; return 1; }
+}
+
+start_kf() { # kf serve arguments after --port
+    kf_port="$(free_port)"
+    "$kf" serve --port "$kf_port" "$@" >"$work/kf.log" 2>&1 &
+    kf_pid=$!
+    pids+=("$kf_pid")
+    wait_for "http://127.0.0.1:$kf_port/health" || { cat "$work/kf.log" >&2; return 1; }
+}
+
+# Stops what start_thumbor and start_kf started: thumbor's workers first, then the parents.
+stop_started() {
+    local pid child
+    for pid in "${pids[@]}"; do
+        for child in $(pgrep -P "$pid" || true); do kill "$child" 2>/dev/null || true; done
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    pids=()
+}
