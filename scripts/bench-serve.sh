@@ -1,110 +1,86 @@
 #!/usr/bin/env bash
-# Image-server benchmark (issue 17): `kf serve` against thumbor, both in front of the same local
-# nginx origin serving 1920×1080 JPEGs, loaded by wrk on this machine, in one run:
-#   1. uncached: every request a distinct URL (a distinct image or fit box), 1080p → ~200 px;
-#   2. cached: the same 200 URLs again and again, after one warm-up pass;
-#   3. 304: kf serve answering If-None-Match with its ETag (thumbor sends no ETag here).
-# Reports requests/s and wrk's p99 latency for each, and each server's peak RSS (VmHWM, summed
-# over thumbor's processes). thumbor is installed with pip into a venv and run as its docs say,
-# with the PIL engine, 2 processes and file result storage (for the cached figure).
+# Image-server benchmark: `kf serve` answering thumbor URLs (`--thumbor /`, unsigned paths with
+# --insecure-unsigned) against thumbor 7 itself, both in front of the same local nginx origin,
+# loaded by wrk on this machine, in one run:
+#   a. imgproxy's benchmark workload: 2K photo JPEGs (2040 px wide, q90) →
+#      /unsafe/fit-in/WxW/filters:format(jpeg):quality(80)/http://ORIGIN/FILE with W 505…514 and
+#      2,000 source names (50 files under distinct names), every request a distinct URL; 2 and
+#      16 connections;
+#   b. 1080p JPEG → /unsafe/fit-in/SxS/… (S 200…219) uncached, every request a distinct URL;
+#   c. cached: 200 of those URLs again and again after one warm-up pass; and 304: the same URL
+#      with If-None-Match set to the server's ETag (thumbor's ETag is Tornado's, over the body);
+#   d. peak RSS of each server (VmHWM, summed over thumbor's processes) over the whole run;
+#   e. the floor: kf serve's CPU (user + system, /proc/PID/stat) per request of (a) at 16
+#      connections, against the CPU per image of the same fetch, decode, fit-in-512 resize and
+#      JPEG encode done in one `kf prefetch` process by the library (no HTTP server): 200
+#      distinct photo URLs minus a run of 1 URL (start-up), over 199. prefetch encodes with
+#      Kingfisher's default serializer (JPEG quality 1.0, heavier than the server's 80) and writes
+#      its disk cache, as kf serve writes its own.
+# Ends with a table: requests/s and wrk's p99 for each server, the ratios kf/thumbor, the RSS
+# ratio and the floor ratio. thumbor runs as its docs say: pip into a venv, PIL engine, one
+# process per core, HTTP loader, no originals storage, file result storage (for the cached runs;
+# it also stores the uncached results, as kf serve keeps its own disk cache).
 #
-#   scripts/bench-serve.sh [SECONDS]     (default 10 s per wrk run; 2 threads, 16 connections)
+#   scripts/bench-serve.sh [SECONDS]     (default 10 s per wrk run, 2 wrk threads)
 #   KF_BIN=path/to/kf scripts/bench-serve.sh   (that binary instead of a fresh release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 seconds="${1:-10}"
-bash scripts/install-deps.sh nginx-light curl wrk python3-pil python3-venv
-# KF_BIN measures another kf binary (an earlier build, for a before-and-after) instead of building.
-if [ -n "${KF_BIN:-}" ]; then
-    kf="$KF_BIN"
-else
-    swift build -c release --static-swift-stdlib --product kf >/dev/null
-    kf="$(swift build -c release --show-bin-path)/kf"
-fi
+bash scripts/install-deps.sh nginx-light curl wrk python3-venv
+started=$SECONDS
 
 work="$(mktemp -d)"
 source scripts/local-nginx.sh
-pids=()
+source scripts/lib/thumbor.sh
 cleanup() {
-    # thumbor's worker processes first (children of the pids started here), then those pids.
-    for pid in "${pids[@]}"; do
-        for child in $(pgrep -P "$pid" || true); do kill "$child" 2>/dev/null || true; done
-        kill "$pid" 2>/dev/null || true
-    done
+    stop_started
     stop_local_nginx
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
-wait_for() { for _ in $(seq 1 200); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
-peak_rss_kb() { local total=0; for pid in "$@"; do total=$((total + $(awk '/VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0))); done; echo "$total"; }
+bench_venv
+build_kf
 
-# 200 distinct 1920×1080 photo-like JPEGs (gradients and seeded noise), named as local-nginx.sh expects.
-mkdir -p "$work/www"
-/usr/bin/python3 - "$work/www" <<'PY'
-import random, sys
-from PIL import Image, ImageFilter
-out = sys.argv[1]
-base = Image.linear_gradient("L").resize((1920, 1080))
-for i in range(200):
-    rng = random.Random(i)
-    r = base.point(lambda v, k=rng.randint(0, 255): (v + k) % 256)
-    g = base.transpose(Image.Transpose.FLIP_LEFT_RIGHT).point(lambda v, k=rng.randint(0, 255): (v + k) % 256)
-    b = Image.effect_noise((1920, 1080), 30 + i % 20).filter(ImageFilter.GaussianBlur(2))
-    Image.merge("RGB", (r, g, b)).save(f"{out}/img-{i:03d}.jpg", quality=85)
-PY
+# Sources: 200 1080p JPEGs under 1,000 names (img-NNN.jpg, as local-nginx.sh expects) and 50 2K
+# photos under 2,000 names (photo-NNNN.jpg), so that every URL of a run names a distinct source.
+mkdir -p "$work/www/photos"
+bench_images hd 200 "$work/www"
 for i in $(seq 200 999); do ln -sf "img-$(printf %03d $((i % 200))).jpg" "$work/www/img-$(printf %03d "$i").jpg"; done
+bench_images photos 50 "$work/www/photos"
+for i in $(seq 0 1999); do
+    ln -sf "photos/photo-$(printf %03d $((i % 50))).jpg" "$work/www/photo-$(printf %04d "$i").jpg"
+done
 start_local_nginx
 origin="127.0.0.1:$port"
 
-# kf serve: one process, as many jobs as cores, its own cache folder.
-key="bench-$(date +%s)"
-kf_port="$(free_port)"
-"$kf" serve --port "$kf_port" --key "$key" --allow-host 127.0.0.1 --allow-address 127.0.0.1 \
-    --cache-dir "$work/kf-cache" --log-level error >"$work/kf.log" 2>&1 &
-kf_pid=$!
-pids+=("$kf_pid")
+start_kf --thumbor / --insecure-unsigned --allow-host 127.0.0.1 --allow-address 127.0.0.1 \
+    --cache-dir "$work/kf-cache" --log-level error
+start_thumbor 2 "ALLOW_UNSAFE_URL = True" \
+    "RESULT_STORAGE = 'thumbor.result_storages.file_storage'" \
+    "RESULT_STORAGE_FILE_STORAGE_ROOT_PATH = '$work/thumbor-results'" \
+    "RESULT_STORAGE_STORES_UNSAFE = True"
+thumbor_pids=($(process_tree "$thumbor_pid"))
+servers=("kf=http://127.0.0.1:$kf_port" "thumbor=http://127.0.0.1:$thumbor_port")
 
-# thumbor from pip, PIL engine, 2 processes, file result storage.
-/usr/bin/python3 -m venv "$work/venv"
-"$work/venv/bin/pip" install -q thumbor >/dev/null
-thumbor_port="$(free_port)"
-cat > "$work/thumbor.conf" <<CONF
-ALLOW_UNSAFE_URL = True
-ENGINE = 'thumbor.engines.pil'
-LOADER = 'thumbor.loaders.http_loader'
-RESULT_STORAGE = 'thumbor.result_storages.file_storage'
-RESULT_STORAGE_FILE_STORAGE_ROOT_PATH = '$work/thumbor-results'
-RESULT_STORAGE_STORES_UNSAFE = True
-STORAGE = 'thumbor.storages.no_storage'
-CONF
-"$work/venv/bin/thumbor" --port "$thumbor_port" --conf "$work/thumbor.conf" --processes 2 -l error >"$work/thumbor.log" 2>&1 &
-thumbor_pid=$!
-pids+=("$thumbor_pid")
-wait_for "http://127.0.0.1:$kf_port/health"
-wait_for "http://127.0.0.1:$thumbor_port/healthcheck"
-
-# URL lists: 1000 images × 20 fit boxes (200×200 … 219×219) distinct URLs; 200 for the cached run.
+# URL lists. (a): box-major, so a run goes through all 2,000 names before a name comes back;
+# the 2-connection run takes the first 6,000, the 16-connection run the other 14,000.
+for size in $(seq 505 514); do
+    for i in $(seq 0 1999); do
+        echo "/unsafe/fit-in/${size}x${size}/filters:format(jpeg):quality(80)/http://$origin/photo-$(printf %04d "$i").jpg"
+    done
+done > "$work/photos.txt"
+head -n 6000 "$work/photos.txt" > "$work/photos-c2.txt"
+tail -n +6001 "$work/photos.txt" > "$work/photos-c16.txt"
+# (b) and (c): 1,000 names × 20 boxes, shuffled; the cached run uses the last 200.
 for i in $(seq 0 999); do
-    for size in $(seq 200 219); do echo "http://$origin/img-$(printf %03d "$i").jpg $size"; done
-done > "$work/sources.txt"
-awk '{print "/unsafe/fit-in/" $2 "x" $2 "/" substr($1, 8)}' "$work/sources.txt" > "$work/thumbor-uncached.txt"
-: > "$work/kf-uncached.txt"
-while read -r size; do
-    awk -v s="$size" '$2 == s {print $1}' "$work/sources.txt" \
-        | xargs "$kf" serve sign --key "$key" --format jpeg --processor "downsample(${size}x${size})" >> "$work/kf-uncached.txt"
-done < <(seq 200 219)
-/usr/bin/python3 - "$work" <<'PY'
-import random, sys
-work = sys.argv[1]
-for name in ("kf", "thumbor"):
-    lines = open(f"{work}/{name}-uncached.txt").read().split()
-    random.Random(7).shuffle(lines)
-    open(f"{work}/{name}-uncached.txt", "w").write("\n".join(lines) + "\n")
-    open(f"{work}/{name}-cached.txt", "w").write("\n".join(lines[-200:]) + "\n")
-PY
+    for size in $(seq 200 219); do echo "/unsafe/fit-in/${size}x${size}/http://$origin/img-$(printf %03d "$i").jpg"; done
+done | /usr/bin/python3 -c 'import random, sys; lines = sys.stdin.read().split(); random.Random(7).shuffle(lines); print("\n".join(lines))' \
+    > "$work/hd.txt"
+tail -n 200 "$work/hd.txt" > "$work/hd-cached.txt"
+# Warm-up URLs no run uses (first-request costs: connection pools, lazy initialisation).
+for i in $(seq 0 19); do echo "/unsafe/fit-in/600x600/filters:format(jpeg):quality(80)/http://$origin/photo-$(printf %04d "$i").jpg"; done > "$work/warm.txt"
 
 cat > "$work/paths.lua" <<'LUA'
 local paths = {}
@@ -119,42 +95,118 @@ function request()
 end
 LUA
 
-run_wrk() { # name url pathfile [header]
+# run_wrk NAME BASE PATHFILE CONNECTIONS [HEADER]: one wrk run; keeps req/s, p99, the request
+# count and the count of answers other than 2xx/3xx in $work/result-NAME, and warns when the run
+# wrapped round its list.
+run_wrk() {
     local extra=()
-    if [ -n "${4:-}" ]; then extra=(-H "$4"); fi
-    PATHS="$3" wrk -t2 -c16 -d"${seconds}s" --latency -s "$work/paths.lua" "${extra[@]}" "$2" > "$work/wrk-$1.txt" 2>&1
-    local rps p99 non2xx
+    if [ -n "${5:-}" ]; then extra=(-H "$5"); fi
+    PATHS="$3" wrk -t2 -c"$4" -d"${seconds}s" --timeout 30s --latency -s "$work/paths.lua" "${extra[@]}" "$2" \
+        > "$work/wrk-$1.txt" 2>&1
+    local rps p99 requests non2xx
     rps="$(awk '/Requests\/sec/ {print $2}' "$work/wrk-$1.txt")"
     p99="$(awk '$1 == "99%" {print $2}' "$work/wrk-$1.txt")"
-    non2xx="$(awk '/Non-2xx/ {print $4}' "$work/wrk-$1.txt")"
-    printf '%-22s %12s req/s   p99 %8s   non-2xx/3xx %s\n' "$1" "$rps" "$p99" "${non2xx:-0}"
-    echo "$rps" > "$work/rps-$1"
+    requests="$(awk '/requests in/ {print $1}' "$work/wrk-$1.txt")"
+    non2xx="$(awk '/Non-2xx/ {print $NF}' "$work/wrk-$1.txt")"
+    printf '%-26s %10s req/s   p99 %9s   requests %6s   non-2xx/3xx %s\n' "$1" "$rps" "$p99" "$requests" "${non2xx:-0}"
+    if [ "$(wc -l < "$3")" -gt 1 ] && [ "${requests:-0}" -gt "$(wc -l < "$3")" ]; then
+        echo "  (warning: $requests requests over $(wc -l < "$3") URLs: some were repeats)"
+    fi
+    echo "$rps $p99 $requests ${non2xx:-0}" > "$work/result-$1"
 }
 
-echo "== uncached (distinct URLs, 1080p JPEG → fit ~200 px) =="
-run_wrk kf-uncached "http://127.0.0.1:$kf_port" "$work/kf-uncached.txt"
-run_wrk thumbor-uncached "http://127.0.0.1:$thumbor_port" "$work/thumbor-uncached.txt"
-echo "== cached (200 URLs, warmed) =="
-while read -r path; do curl -sf -o /dev/null "http://127.0.0.1:$kf_port$path"; done < "$work/kf-cached.txt"
-while read -r path; do curl -sf -o /dev/null "http://127.0.0.1:$thumbor_port$path"; done < "$work/thumbor-cached.txt"
-run_wrk kf-cached "http://127.0.0.1:$kf_port" "$work/kf-cached.txt"
-run_wrk thumbor-cached "http://127.0.0.1:$thumbor_port" "$work/thumbor-cached.txt"
-echo "== 304 (If-None-Match) =="
-head -1 "$work/kf-cached.txt" > "$work/kf-304.txt"
-etag="$(curl -sf -D - -o /dev/null "http://127.0.0.1:$kf_port$(cat "$work/kf-304.txt")" | awk 'tolower($1) == "etag:" {print $2}' | tr -d '\r')"
-run_wrk kf-304 "http://127.0.0.1:$kf_port" "$work/kf-304.txt" "If-None-Match: $etag"
+for server in "${servers[@]}"; do
+    while read -r path; do curl -sf -o /dev/null "${server#*=}$path" || echo "warm-up failed: ${server%%=*} $path"; done < "$work/warm.txt"
+done
 
-thumbor_pids=("$thumbor_pid" $(pgrep -P "$thumbor_pid" || true))
+echo "== a. 2K photo → fit-in/~512, JPEG q80 (imgproxy's benchmark workload), distinct URLs =="
+for connections in 2 16; do
+    for server in "${servers[@]}"; do
+        name="${server%%=*}"
+        if [ "$name" = kf ]; then before="$(cpu_ticks "$kf_pid")"; else before="$(cpu_ticks "${thumbor_pids[@]}")"; fi
+        run_wrk "2k-c$connections-$name" "${server#*=}" "$work/photos-c$connections.txt" "$connections"
+        if [ "$name" = kf ]; then after="$(cpu_ticks "$kf_pid")"; else after="$(cpu_ticks "${thumbor_pids[@]}")"; fi
+        echo "$((after - before))" > "$work/ticks-2k-c$connections-$name"
+    done
+done
+
+echo "== b. 1080p → fit-in/~200 (uncached, distinct URLs, 16 connections) =="
+for server in "${servers[@]}"; do run_wrk "1080p-${server%%=*}" "${server#*=}" "$work/hd.txt" 16; done
+
+echo "== c. cached (200 URLs, warmed) and 304 (If-None-Match) =="
+for server in "${servers[@]}"; do
+    while read -r path; do curl -sf -o /dev/null "${server#*=}$path" || true; done < "$work/hd-cached.txt"
+    run_wrk "cached-${server%%=*}" "${server#*=}" "$work/hd-cached.txt" 16
+done
+head -n 1 "$work/hd-cached.txt" > "$work/one.txt"
+for server in "${servers[@]}"; do
+    name="${server%%=*}"
+    etag="$(curl -s -D - -o /dev/null "${server#*=}$(cat "$work/one.txt")" | awk 'tolower($1) == "etag:" {print $2}' | tr -d '\r')"
+    if [ -z "$etag" ]; then
+        echo "$name sends no ETag: no 304 run"
+        echo "- - 0" > "$work/result-304-$name"
+        continue
+    fi
+    status="$(curl -s -o /dev/null -w '%{http_code}' -H "If-None-Match: $etag" "${server#*=}$(cat "$work/one.txt")")"
+    echo "$name: ETag $etag, If-None-Match answered $status"
+    run_wrk "304-$name" "${server#*=}" "$work/one.txt" 16 "If-None-Match: $etag"
+done
+
 kf_rss="$(peak_rss_kb "$kf_pid")"
+thumbor_pids=($(process_tree "$thumbor_pid"))
 thumbor_rss="$(peak_rss_kb "${thumbor_pids[@]}")"
-echo "== peak RSS =="
-echo "kf serve: $((kf_rss / 1024)) MB   thumbor (${#thumbor_pids[@]} processes): $((thumbor_rss / 1024)) MB"
-/usr/bin/python3 - "$work" "$kf_rss" "$thumbor_rss" <<'PY'
+
+echo "== e. floor: the same fetch, decode, resize and encode in one kf prefetch process =="
+for i in $(seq 0 199); do echo "http://$origin/photo-$(printf %04d "$i").jpg"; done > "$work/floor.txt"
+echo "http://$origin/photo-1999.jpg" > "$work/floor-one.txt"
+floor_one="$(cpu_seconds "$kf" prefetch --file "$work/floor-one.txt" --processor 'downsample(512x512)' \
+    --concurrency 2 --cache-dir "$work/floor-one-cache" -q 2>/dev/null)"
+floor_all="$(cpu_seconds "$kf" prefetch --file "$work/floor.txt" --processor 'downsample(512x512)' \
+    --concurrency 2 --cache-dir "$work/floor-cache" -q 2>/dev/null)"
+echo "kf prefetch CPU: 1 URL ${floor_one} s, 200 URLs ${floor_all} s"
+
+/usr/bin/python3 - "$work" "$kf_rss" "$thumbor_rss" "$floor_one" "$floor_all" "$(getconf CLK_TCK)" <<'PY'
 import sys
-work, kf_rss, thumbor_rss = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-rps = lambda name: float(open(f"{work}/rps-{name}").read() or 0)
-print(f"uncached: {rps('kf-uncached') / max(rps('thumbor-uncached'), 1e-9):.1f}x thumbor (target >= 3x)")
-print(f"cached:   {rps('kf-cached') / max(rps('thumbor-cached'), 1e-9):.1f}x thumbor (target >= 5x)")
-print(f"304:      {rps('kf-304'):.0f} req/s (target >= 20,000)")
-print(f"RSS:      {kf_rss / max(thumbor_rss, 1):.2f} of thumbor's (target <= 0.33)")
+work, kf_rss, thumbor_rss, floor_one, floor_all, tick = sys.argv[1:]
+kf_rss, thumbor_rss, tick = int(kf_rss), int(thumbor_rss), int(tick)
+
+
+def result(name):
+    try:
+        rps, p99, requests, errors = open(f"{work}/result-{name}").read().split()
+        return (float(rps) if rps != "-" else None), p99, int(requests), int(errors)
+    except (OSError, ValueError):
+        return None, "-", 0, 0
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}x" if a is not None and b else "-"
+
+
+rows = [("2K → fit 512 q80, 2 conn", "2k-c2"), ("2K → fit 512 q80, 16 conn", "2k-c16"),
+        ("1080p → fit ~200, uncached", "1080p"), ("cached (200 URLs)", "cached"), ("304 If-None-Match", "304")]
+print("== summary (wrk p99; ratios are kf over thumbor) ==")
+print(f"{'workload':<28} {'kf req/s':>9} {'kf p99':>9} {'thumbor req/s':>14} {'thumbor p99':>12} {'kf/thumbor':>11}")
+for label, key in rows:
+    kf, thumbor = result(f"{key}-kf"), result(f"{key}-thumbor")
+    fmt = lambda value: f"{value:.1f}" if value is not None else "-"
+    errors = [f"{who}: {answer[3]} of {answer[2]} answers not 2xx/3xx" for who, answer in (("kf", kf), ("thumbor", thumbor))
+              if answer[3]]
+    print(f"{label:<28} {fmt(kf[0]):>9} {kf[1]:>9} {fmt(thumbor[0]):>14} {thumbor[1]:>12} {ratio(kf[0], thumbor[0]):>11}"
+          + (f"   (INVALID: {'; '.join(errors)})" if errors else ""))
+print(f"{'peak RSS (VmHWM)':<28} {kf_rss / 1024:>8.0f}M {'':>9} {thumbor_rss / 1024:>13.0f}M {'':>12} "
+      f"{ratio(kf_rss, thumbor_rss):>11}")
+for connections in (2, 16):
+    cpu = {}
+    for name in ("kf", "thumbor"):
+        ticks = int(open(f"{work}/ticks-2k-c{connections}-{name}").read())
+        requests = result(f"2k-c{connections}-{name}")[2]
+        cpu[name] = ticks / tick * 1000 / requests if requests else None
+    fmt = lambda value: f"{value:.1f} ms" if value is not None else "-"
+    print(f"CPU per request, 2K run at {connections:>2} connections: kf serve {fmt(cpu['kf'])}, "
+          f"thumbor {fmt(cpu['thumbor'])} (kf/thumbor {ratio(cpu['kf'], cpu['thumbor'])})")
+floor = (float(floor_all) - float(floor_one)) * 1000 / 199
+print(f"floor: kf prefetch {floor:.1f} ms CPU per image (200 URLs minus 1, over 199); "
+      f"kf serve / floor at 16 connections: {ratio(cpu['kf'], floor)}")
 PY
+echo "bench-serve: $((SECONDS - started)) s"

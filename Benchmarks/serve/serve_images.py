@@ -7,6 +7,8 @@
                                         an animated GIF; prints one file name a line
     serve_images.py photos DIR N        N photo-like 2040-px-wide JPEGs at quality 90 (the size of
                                         DIV2K's photos, imgproxy's benchmark set), photo-NNN.jpg
+    serve_images.py hd DIR N            N 1920x1080 JPEGs of gradients and seeded noise at quality
+                                        85, img-NNN.jpg (bench-serve.sh's 1080p set)
 
 The content is smooth shapes and gradients with a little fine grain, seeded, so two runs make
 the same files. It has edges and texture enough to tell a shifted or mirrored crop apart, and no
@@ -75,10 +77,22 @@ def photos(folder, count):
         photo(2040, height, 100 + index, grain=25).save(f"{folder}/photo-{index:03d}.jpg", quality=90)
 
 
+def hd(folder, count):
+    base = Image.linear_gradient("L").resize((1920, 1080))
+    for index in range(count):
+        rng = random.Random(index)
+        red = base.point(lambda v, k=rng.randint(0, 255): (v + k) % 256)
+        green = base.transpose(Image.Transpose.FLIP_LEFT_RIGHT).point(lambda v, k=rng.randint(0, 255): (v + k) % 256)
+        blue = Image.effect_noise((1920, 1080), 30 + index % 20).filter(ImageFilter.GaussianBlur(2))
+        Image.merge("RGB", (red, green, blue)).save(f"{folder}/img-{index:03d}.jpg", quality=85)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "conformance":
         conformance(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "photos":
         photos(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "hd":
+        hd(sys.argv[2], int(sys.argv[3]))
     else:
         sys.exit(__doc__)

@@ -11,6 +11,7 @@
 #   free_port, wait_for URL, peak_rss_kb PID..., cpu_ticks PID..., process_tree PID
 
 pids=()
+export PYTHONDONTWRITEBYTECODE=1
 
 free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 
@@ -92,4 +93,29 @@ stop_started() {
         wait "$pid" 2>/dev/null || true
     done
     pids=()
+}
+
+# Copies the images `Benchmarks/serve/serve_images.py KIND DIR COUNT` makes into DIR, generating
+# them once per version of that script into the bench cache (they are seeded, so the same files).
+bench_images() { # KIND COUNT DIR
+    local cache="${KF_BENCH_CACHE:-$HOME/.cache/kf-bench}" digest folder
+    digest="$(sha1sum Benchmarks/serve/serve_images.py | cut -c1-12)"
+    folder="$cache/images/$1-$2-$digest"
+    if [ ! -f "$folder/.done" ]; then
+        rm -rf "$folder"
+        mkdir -p "$folder"
+        "$venv/bin/python" Benchmarks/serve/serve_images.py "$1" "$folder" "$2" >/dev/null
+        touch "$folder/.done"
+    fi
+    cp "$folder"/* "$3"/
+}
+
+# CPU seconds (user + system) the command took, as "SECONDS" on standard output; its own output
+# goes to standard error.
+cpu_seconds() {
+    /usr/bin/python3 -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=sys.stderr, check=True)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{usage.ru_utime + usage.ru_stime:.3f}")' "$@"
 }
