@@ -3,10 +3,10 @@
 # --insecure-unsigned) against thumbor 7 itself, both in front of the same local nginx origin,
 # loaded by wrk on this machine, in one run:
 #   a. imgproxy's benchmark workload: 2K photo JPEGs (2040 px wide, q90) →
-#      /unsafe/fit-in/WxW/filters:format(jpeg):quality(80)/http://ORIGIN/FILE with W 505…514 and
-#      2,000 source names (50 files under distinct names), every request a distinct URL; 2 and
-#      16 connections;
-#   b. 1080p JPEG → /unsafe/fit-in/SxS/… (S 200…219) uncached, every request a distinct URL;
+#      /unsafe/fit-in/WxW/filters:format(jpeg):quality(80)/http://ORIGIN/FILE with W 505…514, 50
+#      files under 24,000 names, every request a distinct URL and source; 2 and 16 connections;
+#   b. 1080p JPEG → /unsafe/fit-in/SxS/… (S 200…219) uncached, every request a distinct URL and
+#      source (200 files under 20,000 names), 16 connections;
 #   c. cached: 200 of those URLs again and again after one warm-up pass; and 304: the same URL
 #      with If-None-Match set to the server's ETag (thumbor's ETag is Tornado's, over the body);
 #   d. peak RSS of each server (VmHWM, summed over thumbor's processes) over the whole run;
@@ -43,15 +43,25 @@ trap cleanup EXIT
 bench_venv
 build_kf
 
-# Sources: 200 1080p JPEGs under 1,000 names (img-NNN.jpg, as local-nginx.sh expects) and 50 2K
-# photos under 2,000 names (photo-NNNN.jpg), so that every URL of a run names a distinct source.
+# Sources: 200 1080p JPEGs and 50 2K photos, each under many names (symbolic links), so that no
+# two requests of an uncached run name the same source: kf serve keeps fetched originals on disk
+# (--keep-originals, its default) and would otherwise skip the fetch for the second size of a
+# source. img-000…999 are the names local-nginx.sh expects.
 mkdir -p "$work/www/photos"
 bench_images hd 200 "$work/www"
-for i in $(seq 200 999); do ln -sf "img-$(printf %03d $((i % 200))).jpg" "$work/www/img-$(printf %03d "$i").jpg"; done
 bench_images photos 50 "$work/www/photos"
-for i in $(seq 0 1999); do
-    ln -sf "photos/photo-$(printf %03d $((i % 50))).jpg" "$work/www/photo-$(printf %04d "$i").jpg"
-done
+/usr/bin/python3 - "$work/www" <<'PY'
+import os, sys
+www = sys.argv[1]
+for i in range(200, 1000):
+    os.symlink(f"img-{i % 200:03d}.jpg", f"{www}/img-{i:03d}.jpg")
+for i in range(20000):
+    os.symlink(f"img-{i % 200:03d}.jpg", f"{www}/hd-{i:05d}.jpg")
+for i in range(24000):
+    os.symlink(f"photos/photo-{i % 50:03d}.jpg", f"{www}/photo-{i:05d}.jpg")
+for i in range(20):
+    os.symlink(f"photos/photo-{i:03d}.jpg", f"{www}/warm-{i:02d}.jpg")
+PY
 start_local_nginx
 origin="127.0.0.1:$port"
 
@@ -64,23 +74,23 @@ start_thumbor 2 "ALLOW_UNSAFE_URL = True" \
 thumbor_pids=($(process_tree "$thumbor_pid"))
 servers=("kf=http://127.0.0.1:$kf_port" "thumbor=http://127.0.0.1:$thumbor_port")
 
-# URL lists. (a): box-major, so a run goes through all 2,000 names before a name comes back;
-# the 2-connection run takes the first 6,000, the 16-connection run the other 14,000.
-for size in $(seq 505 514); do
-    for i in $(seq 0 1999); do
-        echo "/unsafe/fit-in/${size}x${size}/filters:format(jpeg):quality(80)/http://$origin/photo-$(printf %04d "$i").jpg"
-    done
-done > "$work/photos.txt"
-head -n 6000 "$work/photos.txt" > "$work/photos-c2.txt"
-tail -n +6001 "$work/photos.txt" > "$work/photos-c16.txt"
-# (b) and (c): 1,000 names × 20 boxes, shuffled; the cached run uses the last 200.
-for i in $(seq 0 999); do
-    for size in $(seq 200 219); do echo "/unsafe/fit-in/${size}x${size}/http://$origin/img-$(printf %03d "$i").jpg"; done
-done | /usr/bin/python3 -c 'import random, sys; lines = sys.stdin.read().split(); random.Random(7).shuffle(lines); print("\n".join(lines))' \
-    > "$work/hd.txt"
-tail -n 200 "$work/hd.txt" > "$work/hd-cached.txt"
+# URL lists, every URL naming its own source. (a): boxes 505…514 in turn; the 2-connection run
+# takes sources 0…7,999, the 16-connection run 8,000…23,999. (b): boxes 200…219 in turn over
+# 20,000 sources; (c) the last 200 of those, again and again.
+/usr/bin/python3 - "$work" "$origin" <<'PY'
+import sys
+work, origin = sys.argv[1:]
+def write(name, lines):
+    open(f"{work}/{name}", "w").write("\n".join(lines) + "\n")
+photo = lambda i: f"/unsafe/fit-in/{505 + i % 10}x{505 + i % 10}/filters:format(jpeg):quality(80)/http://{origin}/photo-{i:05d}.jpg"
+write("photos-c2.txt", [photo(i) for i in range(8000)])
+write("photos-c16.txt", [photo(i) for i in range(8000, 24000)])
+hd = [f"/unsafe/fit-in/{200 + i % 20}x{200 + i % 20}/http://{origin}/hd-{i:05d}.jpg" for i in range(20000)]
+write("hd.txt", hd)
+write("hd-cached.txt", hd[-200:])
 # Warm-up URLs no run uses (first-request costs: connection pools, lazy initialisation).
-for i in $(seq 0 19); do echo "/unsafe/fit-in/600x600/filters:format(jpeg):quality(80)/http://$origin/photo-$(printf %04d "$i").jpg"; done > "$work/warm.txt"
+write("warm.txt", [f"/unsafe/fit-in/600x600/filters:format(jpeg):quality(80)/http://{origin}/warm-{i:02d}.jpg" for i in range(20)])
+PY
 
 cat > "$work/paths.lua" <<'LUA'
 local paths = {}
@@ -157,8 +167,8 @@ thumbor_pids=($(process_tree "$thumbor_pid"))
 thumbor_rss="$(peak_rss_kb "${thumbor_pids[@]}")"
 
 echo "== e. floor: the same fetch, decode, resize and encode in one kf prefetch process =="
-for i in $(seq 0 199); do echo "http://$origin/photo-$(printf %04d "$i").jpg"; done > "$work/floor.txt"
-echo "http://$origin/photo-1999.jpg" > "$work/floor-one.txt"
+for i in $(seq 0 199); do echo "http://$origin/photo-$(printf %05d "$i").jpg"; done > "$work/floor.txt"
+echo "http://$origin/photo-23999.jpg" > "$work/floor-one.txt"
 floor_one="$(cpu_seconds "$kf" prefetch --file "$work/floor-one.txt" --processor 'downsample(512x512)' \
     --concurrency 2 --cache-dir "$work/floor-one-cache" -q 2>/dev/null)"
 floor_all="$(cpu_seconds "$kf" prefetch --file "$work/floor.txt" --processor 'downsample(512x512)' \

@@ -5,7 +5,8 @@
 
 There is no imgproxy here to compare with, so each answer is held to imgproxy's documented rules
 (its processing/prepare.go calcScale and the fill crop): status 200, the output format (the URL's
-extension, else the source's, imgproxy's preferred formats being jpeg,png,gif) and the pixel size:
+extension, else the source's, imgproxy's preferred formats being jpeg,png,gif), for JPEG the
+quality (IMGPROXY_QUALITY's 80, or q:N; read from the quantisation tables) and the pixel size:
 
   fit    shrink to fit inside W×H (a 0 side follows the other), never enlarge unless el:1
   fill   shrink to cover W×H, then crop to W×H (clamped to the image when it was not enlarged)
@@ -116,6 +117,9 @@ def main():
             else:
                 if image.format != fmt:
                     problems.append(f"format expected={fmt} got={image.format}")
+                quality = 50 if "q:50" in path else 80
+                if image.quality is not None and abs(image.quality - quality) > 1:
+                    problems.append(f"jpeg quality expected={quality} got={image.quality}")
                 if abs(image.size[0] - size[0]) <= 1 and abs(image.size[1] - size[1]) <= 1:
                     sized += 1
                 else:

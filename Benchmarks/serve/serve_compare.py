@@ -28,12 +28,38 @@ def fetch_all(urls, workers=4):
         return list(pool.map(fetch, urls))
 
 
+# The luminance quantisation table of the JPEG standard (Annex K), row by row as Pillow reports
+# tables; libjpeg scales it by the quality.
+STANDARD_LUMINANCE = [
+    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,
+    14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99]
+
+
+def jpeg_quality(image):
+    """The libjpeg quality (1...100) whose scaled standard table is nearest the image's luminance
+    table, or None when there is none."""
+    tables = getattr(image, "quantization", None)
+    if not tables or 0 not in tables:
+        return None
+    table = list(tables[0])
+
+    def distance(quality):
+        scale = 5000 / quality if quality < 50 else 200 - 2 * quality
+        scaled = [min(255, max(1, int((value * scale + 50) // 100))) for value in STANDARD_LUMINANCE]
+        return sum(abs(a - b) for a, b in zip(scaled, table))
+
+    return min(range(1, 101), key=distance)
+
+
 class Decoded:
-    """What a response body decodes to: format, size, frame count and the first frame on white."""
+    """What a response body decodes to: format, size, frame count, JPEG quality and the first
+    frame on white."""
 
     def __init__(self, body):
         image = Image.open(io.BytesIO(body))
         self.format = image.format
+        self.quality = jpeg_quality(image) if image.format == "JPEG" else None
         self.size = image.size
         self.frames = getattr(image, "n_frames", 1)
         image.seek(0)

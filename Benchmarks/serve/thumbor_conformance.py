@@ -7,7 +7,8 @@ Builds signed thumbor URLs with libthumbor's CryptoURL (the PyPI client) for eve
 on every IMAGE and for the filters on a few of them, GETs each from both servers and compares:
 
   status   both 200, or both an error (any 4xx/5xx)
-  format   the same image format (JPEG, PNG, WEBP, GIF)
+  format   the same image format (JPEG, PNG, WEBP, GIF), and for JPEG the same quality (read
+           from the quantisation tables, within 1; not for max_bytes())
   size     the same pixel size, and the same frame count
   psnr     >= 30 dB between the two first frames, both flattened onto white, where the result is
            deterministic: not for max_bytes() (each server steps its own encoder's quality until
@@ -155,6 +156,9 @@ def main():
             else:
                 if theirs.format != ours.format:
                     problems.append(f"format thumbor={theirs.format} kf={ours.format}")
+                if (theirs.quality and ours.quality and abs(theirs.quality - ours.quality) > 1
+                        and "max_bytes" not in ":".join(options.get("filters", []))):
+                    problems.append(f"jpeg quality thumbor={theirs.quality} kf={ours.quality}")
                 if theirs.frames != ours.frames:
                     problems.append(f"frames thumbor={theirs.frames} kf={ours.frames}")
                 if theirs.size != ours.size:
