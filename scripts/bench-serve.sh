@@ -42,6 +42,8 @@ trap cleanup EXIT
 
 bench_venv
 build_kf
+# Other work on this machine skews every figure: say how busy it was.
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 
 # Sources: 200 1080p JPEGs and 50 2K photos, each under many names (symbolic links), so that no
 # two requests of an uncached run name the same source: kf serve keeps fetched originals on disk
@@ -219,4 +221,5 @@ floor = (float(floor_all) - float(floor_one)) * 1000 / 199
 print(f"floor: kf prefetch {floor:.1f} ms CPU per image (200 URLs minus 1, over 199); "
       f"kf serve / floor at 16 connections: {ratio(cpu['kf'], floor)}")
 PY
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "bench-serve: $((SECONDS - started)) s"

@@ -10,7 +10,8 @@ signature changed, and with one character of the signed path changed. A vector p
 altered forms are refused with the grammar's signature status (thumbor 400, imgproxy 403, kf may
 answer 401 or 403 as well) and the published form is answered with another status (the source
 cannot be fetched, so 404/422/502/504, not a signature refusal). The vectors come from
-libthumbor's tests, thumbor's docs, imgproxy's docs and examples, and klen/imgproxy's tests.
+libthumbor's tests, thumbor's docs, imgproxy's docs and examples (the truncated one with
+IMGPROXY_SIGNATURE_SIZE=8), and klen/imgproxy's tests.
 Prints one line per vector and `signature-vectors: vectors=N passed=N failures=F`.
 """
 import os
@@ -40,13 +41,17 @@ VECTORS = [
      "/m3k5QADfcKPDj-SDI2AIogZbC3FlAXszuwhtWXYqavc/rs:fit:300:300/plain/http://img.example.com/pretty/image.jpg"),
     ("imgproxy", KLEN_TESTS,
      "/Da25ef1zWhx4P9hhPWGdFRU8_dYcGvloGHvEZ1c3_0o/g:ce/rs:auto:0:0:0/aHR0cHM6Ly9waWNzdW0ucGhvdG9zLzEwMDA"),
+    # imgproxy's examples/signature-truncated: the same digest cut to 8 bytes (IMGPROXY_SIGNATURE_SIZE=8).
+    ("imgproxy", IMGPROXY_EXAMPLES + ("8",),
+     "/m3k5QADfcKM/rs:fit:300:300/plain/http://img.example.com/pretty/image.jpg"),
 ]
 HOSTS = ["my.server.com", "path", "example.com", "img.example.com", "picsum.photos"]
 SIGNATURE_STATUSES = {400, 401, 403}
 
 
 def start(kf, grammar, secret):
-    """A `kf serve` with `grammar` at the root signed by `secret`; (process, base URL)."""
+    """A `kf serve` with `grammar` at the root signed by `secret` (key, and for imgproxy salt and
+    optionally IMGPROXY_SIGNATURE_SIZE); (process, base URL)."""
     arguments = [kf, "serve", "--port", "0", "--upstream-timeout", "3", "--log-level", "error", f"--{grammar}", "/"]
     if grammar == "thumbor":
         arguments += ["--thumbor-key", secret[0]]
@@ -54,8 +59,11 @@ def start(kf, grammar, secret):
         arguments += ["--imgproxy-key", secret[0], "--imgproxy-salt", secret[1]]
     for host in HOSTS:
         arguments += ["--allow-host", host]
+    environment = dict(os.environ)
+    if len(secret) > 2:
+        environment["IMGPROXY_SIGNATURE_SIZE"] = secret[2]
     errors = tempfile.TemporaryFile(mode="w+")
-    process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=errors, text=True)
+    process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=errors, text=True, env=environment)
     line = process.stdout.readline()
     if "listening on " not in line:
         process.kill()
