@@ -16,6 +16,22 @@ extension ProcessorSpec {
       border(#RRGGBBAA,W[,R])        border W wide, corner radius R
       blend(MODE,ALPHA[,#RRGGBBAA])  blend over a colour; MODE is one of:
         \(BlendMode.allCases.map(\.specName).joined(separator: " "))
+      fit(WxH[,fit|fill|force][,GRAVITY][,up])
+                                     resize to the box WxH (a 0 side is free); fill crops at
+                                     GRAVITY; up allows enlarging
+      cropRect(X,Y,W,H)              keep the rectangle at X,Y of W×H pixels
+      cropTo(WxH[,GRAVITY])          crop to WxH placed at GRAVITY (default center)
+      extend(WxH[,GRAVITY][,#RRGGBBAA])
+                                     canvas of WxH (never smaller than the image), the image at
+                                     GRAVITY (default center), transparent unless a colour is given
+      pad(T,R,B,L[,#RRGGBBAA])       add margins above, right, below, left
+      flip(h|v|hv)                   mirror left to right, top to bottom, or both
+      rotate(90|180|270)             turn clockwise
+      levels(C,B)                    each colour channel c becomes C·(c−128)+128+B
+      grayscale                      Rec. 601 luma, no exposure lift
+    GRAVITY is center, north, south, east, west, northEast, northWest, southEast or southWest, each
+    optionally with offsets NAME:X:Y (pixels when 1 or more, else fractions of the image); fp:X:Y,
+    a focal point with X and Y in 0...1; or smart (the centre, for cropTo and extend).
     """
 
     /// The processor chain the spec describes; throws ``ProcessorSpecError`` naming the step whose
@@ -33,6 +49,7 @@ extension ProcessorSpec {
     /// The processor names, spelled as ``grammar`` shows them; a spec may write them in any case.
     static let names = [
         "downsample", "resize", "round", "crop", "blur", "tint", "overlay", "colorControls", "blackWhite", "border", "blend",
+        "fit", "cropRect", "cropTo", "extend", "pad", "flip", "rotate", "levels", "grayscale",
     ]
 
     private static func processor(for step: Step) throws -> any ImageProcessor {
@@ -108,8 +125,119 @@ extension ProcessorSpec {
             let background = step.arguments.count > 2 ? try step.color(2, "the background") : nil
             return BlendImageProcessor(blendMode: mode, alpha: alpha, backgroundColor: background)
         default:
+            return try geometryProcessor(name, step)
+        }
+    }
+
+    /// The processors of the image-server geometry and colour-level names.
+    private static func geometryProcessor(_ name: String, _ step: Step) throws -> any ImageProcessor {
+        switch name {
+        case "fit":
+            return try fitProcessor(step)
+        case "cropRect":
+            try step.expectArguments(4, 4, usage: "cropRect(X,Y,W,H)")
+            let x = try nonNegative(step.number(0, "x"), "x", step)
+            let y = try nonNegative(step.number(1, "y"), "y", step)
+            let width = try positive(step.number(2, "the width"), "the width", step)
+            let height = try positive(step.number(3, "the height"), "the height", step)
+            return RectCroppingImageProcessor(rect: CGRect(x: x, y: y, width: width, height: height))
+        case "cropTo":
+            try step.expectArguments(1, 2, usage: "cropTo(WxH[,GRAVITY])")
+            let gravity = step.arguments.count > 1 ? try self.gravity(step, 1) : .center
+            return GravityCroppingImageProcessor(size: try step.size(0, "the size"), gravity: gravity)
+        case "extend":
+            try step.expectArguments(1, 3, usage: "extend(WxH[,GRAVITY][,#RRGGBBAA])")
+            var gravity = Gravity.center
+            var background = KFCrossPlatformColor.clear
+            for index in step.arguments.indices.dropFirst() {
+                if step.arguments[index].hasPrefix("#") {
+                    guard index == step.arguments.count - 1 else {
+                        throw ProcessorSpecError(step: step.text, reason: "the background comes after the gravity: extend(WxH[,GRAVITY][,#RRGGBBAA])")
+                    }
+                    background = try step.color(index, "the background")
+                } else if index == 1 {
+                    gravity = try self.gravity(step, index)
+                } else {
+                    background = try step.color(index, "the background")
+                }
+            }
+            return ExtendingImageProcessor(size: try step.size(0, "the size"), gravity: gravity, background: background)
+        case "pad":
+            try step.expectArguments(4, 5, usage: "pad(T,R,B,L[,#RRGGBBAA])")
+            let sides = try ["the top", "the right", "the bottom", "the left"].enumerated().map { index, what in
+                try nonNegative(step.number(index, what), what, step)
+            }
+            let background = step.arguments.count > 4 ? try step.color(4, "the background") : .clear
+            return PaddingImageProcessor(top: sides[0], right: sides[1], bottom: sides[2], left: sides[3], background: background)
+        case "flip":
+            try step.expectArguments(1, 1, usage: "flip(h|v|hv)")
+            switch step.arguments[0].lowercased() {
+            case "h": return FlippingImageProcessor(horizontal: true, vertical: false)
+            case "v": return FlippingImageProcessor(horizontal: false, vertical: true)
+            case "hv", "vh": return FlippingImageProcessor(horizontal: true, vertical: true)
+            default: throw ProcessorSpecError(step: step.text, reason: "the direction must be h, v or hv, got '\(step.arguments[0])'")
+            }
+        case "rotate":
+            try step.expectArguments(1, 1, usage: "rotate(90|180|270)")
+            guard let degrees = Int(step.arguments[0]), [90, 180, 270].contains(degrees) else {
+                throw ProcessorSpecError(step: step.text, reason: "the angle must be 90, 180 or 270, got '\(step.arguments[0])'")
+            }
+            return RotatingImageProcessor(quarterTurns: degrees / 90)
+        case "levels":
+            try step.expectArguments(2, 2, usage: "levels(C,B)")
+            return ColorLevelsImageProcessor(contrast: Float(try step.number(0, "the contrast")),
+                                             brightness: Float(try step.number(1, "the brightness")))
+        case "grayscale":
+            try step.expectArguments(0, 0, usage: "grayscale")
+            return GrayscaleImageProcessor()
+        default:
             throw ProcessorSpecError(step: step.text, reason: "unknown processor '\(step.name)'", column: step.column)
         }
+    }
+
+    /// `fit(WxH[,fit|fill|force][,GRAVITY][,up])`: the box may have one side 0, not both.
+    private static func fitProcessor(_ step: Step) throws -> any ImageProcessor {
+        let usage = "fit(WxH[,fit|fill|force][,GRAVITY][,up])"
+        try step.expectArguments(1, 4, usage: usage)
+        let written = step.arguments[0]
+        let parts = written.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Double(parts[0]), let height = Double(parts[1]),
+              width.isFinite, height.isFinite, width >= 0, height >= 0, width > 0 || height > 0
+        else {
+            throw ProcessorSpecError(
+                step: step.text, reason: "the box must be WxH with numbers of 0 or more, one of them positive, got '\(written)'")
+        }
+        var mode: FittingMode?
+        var gravity: Gravity?
+        var enlarges = false
+        for (index, argument) in step.arguments.enumerated().dropFirst() {
+            let word = argument.lowercased()
+            if let found = FittingMode(rawValue: word), mode == nil, gravity == nil, !enlarges {
+                mode = found
+            } else if word == "up", !enlarges {
+                enlarges = true
+            } else if gravity == nil, !enlarges {
+                gravity = try self.gravity(step, index)
+            } else {
+                throw ProcessorSpecError(step: step.text, reason: "unexpected '\(argument)': \(usage)")
+            }
+        }
+        return FittingImageProcessor(size: CGSize(width: width, height: height), mode: mode ?? .fit,
+                                     gravity: gravity ?? .center, allowsEnlarging: enlarges)
+    }
+
+    /// The argument at `index` as a gravity, or a thrown error listing the spellings.
+    private static func gravity(_ step: Step, _ index: Int) throws -> Gravity {
+        let written = try step.argument(index, "the gravity")
+        if let gravity = Gravity(parsing: written) { return gravity }
+        let name = String(written.split(separator: ":", omittingEmptySubsequences: false).first ?? "")
+        let names = Gravity.Compass.allCases.map(\.rawValue) + ["fp", "smart"]
+        let guess = names.contains(where: { $0.lowercased() == name.lowercased() }) ? nil
+            : nearest(name, in: names).map { "; did you mean '\($0)'?" }
+        throw ProcessorSpecError(
+            step: step.text,
+            reason: "the gravity must be a compass name (center, north, northEast...) with optional :X:Y offsets, "
+                + "fp:X:Y with X and Y in 0...1, or smart, got '\(written)'\(guess ?? "")")
     }
 
     /// The candidate closest to `word`, ignoring case, when it is close enough to be a slip: one
@@ -151,6 +279,11 @@ extension ProcessorSpec {
 
     private static func nonNegative(_ value: CGFloat, _ what: String, _ step: Step) throws -> CGFloat {
         guard value >= 0 else { throw ProcessorSpecError(step: step.text, reason: "\(what) must not be negative") }
+        return value
+    }
+
+    private static func positive(_ value: CGFloat, _ what: String, _ step: Step) throws -> CGFloat {
+        guard value > 0 else { throw ProcessorSpecError(step: step.text, reason: "\(what) must be positive") }
         return value
     }
 
