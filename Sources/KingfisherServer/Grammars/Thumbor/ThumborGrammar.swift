@@ -1,0 +1,86 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Kingfisher
+
+/// thumbor's URL grammar: `/(unsafe|SIGNATURE)/[trim/][AxB:CxD/][adaptive-][full-]fit-in/]
+/// [-]Wx[-]H/[halign/][valign/][smart/][filters:NAME(ARGS):…/]IMAGE`, answered as thumbor 7 does.
+///
+/// The signature is thumbor's: HMAC-SHA1 with the security key over the path after `/SIGNATURE/`,
+/// exactly as sent, in URL-safe base64 with `=` padding (the segment may also be percent-encoded).
+/// Every refusal is a 400, as thumbor answers. Known filters map onto the model; unknown filters
+/// and filters whose arguments do not match are skipped, as thumbor skips them. The output keeps
+/// the source's format unless `format()` says otherwise. `meta` and `debug` paths are refused
+/// (400): the JSON description and the focal-point overlay are not implemented.
+public struct ThumborGrammar: RenditionGrammar {
+    public var name: String { "thumbor" }
+    public var refusedSourceStatus: HTTPResponse.Status { .badRequest }
+
+    let key: SymmetricKey?
+    let allowsUnsafe: Bool
+
+    /// The grammar checking signatures with `securityKey` (thumbor's `SECURITY_KEY` as UTF-8 bytes;
+    /// `nil` or empty: no signed URL is accepted), serving `unsafe/` URLs only when `allowsUnsafe`.
+    public init(securityKey: Data?, allowsUnsafe: Bool) {
+        key = securityKey.flatMap { $0.isEmpty ? nil : SymmetricKey(data: $0) }
+        self.allowsUnsafe = allowsUnsafe
+    }
+
+    public func request(forRawPath rawPath: Substring) throws -> RenditionRequest {
+        let path = try ThumborPath(rawPath: rawPath)
+        try authenticate(path)
+        if path.meta { throw ImageServerError(.badRequest, "thumbor's meta/ (JSON) paths are not supported") }
+        if path.debug { throw ImageServerError(.badRequest, "thumbor's debug/ paths are not supported") }
+        let source = try ThumborImageURI.url(fromRaw: path.image)
+        var request = RenditionRequest(source: source, output: .source)
+        var geometry = path.geometry
+        var filters: [RenditionFilter] = []
+        if let raw = path.filters {
+            let text = try PercentEncoding.decodedString(raw, what: "the filters")
+            for call in ThumborFilterCall.calls(in: text) {
+                Self.apply(call, to: &request, geometry: &geometry, filters: &filters)
+            }
+        }
+        request.operations = [.geometry(RenditionGeometry(geometry))] + filters.map { .filter($0) }
+        return request
+    }
+
+    /// The signature `signedPart` needs: URL-safe base64 of its HMAC-SHA1, `=`-padded.
+    static func signature(of signedPart: some StringProtocol, key: SymmetricKey) -> String {
+        let code = HMAC<Insecure.SHA1>.authenticationCode(for: Data(signedPart.utf8), using: key)
+        return Data(code).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+    }
+
+    /// Throws 400 unless the path is `unsafe` on a server that allows it, or carries the signature
+    /// of its rest under the security key (compared in constant time).
+    private func authenticate(_ path: ThumborPath) throws {
+        switch path.signature {
+        case .none:
+            throw ImageServerError(.badRequest, "the URL has neither a signature nor 'unsafe'")
+        case .unsafe:
+            guard allowsUnsafe else {
+                throw ImageServerError(.badRequest, "'unsafe' URLs are not allowed by this server; sign the URL with its thumbor security key")
+            }
+        case .hash(let raw):
+            guard let key else {
+                throw ImageServerError(.badRequest, "the server has no thumbor security key, so signed URLs cannot be checked"
+                    + (allowsUnsafe ? "; use 'unsafe'" : ""))
+            }
+            let provided = PercentEncoding.decodedBytes(String(decoding: PercentEncoding.decodedBytes(raw), as: UTF8.self))
+            let expected = Array(Self.signature(of: path.signedPart, key: key).utf8)
+            guard Self.constantTimeEqual(provided, expected) else {
+                throw ImageServerError(.badRequest, "malformed URL: the signature does not match the path")
+            }
+        }
+    }
+
+    /// Whether `lhs` and `rhs` are equal, in a time that depends only on their lengths.
+    static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var difference: UInt8 = 0
+        for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }
+        return difference == 0
+    }
+}
