@@ -139,6 +139,7 @@ def main():
                                            [arguments.kf + path for path in paths]))
 
     failures = same_size = checked = both_errors = 0
+    scores = []
     lowest = math.inf
     for (label, options, path), (t_status, t_body, _), (k_status, k_body, _) in zip(matrix, thumbor, kf):
         problems = []
@@ -169,6 +170,7 @@ def main():
                         checked += 1
                         value = psnr(theirs.rgb, ours.rgb)
                         lowest = min(lowest, value)
+                        scores.append((value, label))
                         if value < PSNR_FLOOR:
                             problems.append(f"psnr {value:.1f} dB < {PSNR_FLOOR:.0f}")
         if problems:
@@ -180,6 +182,9 @@ def main():
                     with open(os.path.join(arguments.save, f"{failures:03d}-{who}"), "wb") as file:
                         file.write(body)
 
+    passing = sorted(score for score in scores if score[0] >= PSNR_FLOOR)[:5]
+    if passing:
+        print("lowest passing PSNR: " + ", ".join(f"{label} {value:.1f}" for value, label in passing))
     minimum = "n/a" if not checked else ("inf" if lowest == math.inf else f"{lowest:.1f}")
     print(f"thumbor-conformance: urls={len(matrix)} same-size={same_size} psnr-checked={checked} "
           f"psnr-min={minimum} failures={failures} (both-errors={both_errors})")
