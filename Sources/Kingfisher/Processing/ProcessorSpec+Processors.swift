@@ -212,14 +212,16 @@ extension ProcessorSpec {
         var enlarges = false
         for (index, argument) in step.arguments.enumerated().dropFirst() {
             let word = argument.lowercased()
-            if let found = FittingMode(rawValue: word), mode == nil, gravity == nil, !enlarges {
+            let unexpected = ProcessorSpecError(step: step.text, reason: "unexpected '\(argument)': \(usage)")
+            if let found = FittingMode(rawValue: word) {
+                guard mode == nil, gravity == nil, !enlarges else { throw unexpected }
                 mode = found
-            } else if word == "up", !enlarges {
+            } else if word == "up" {
+                guard !enlarges else { throw unexpected }
                 enlarges = true
-            } else if gravity == nil, !enlarges {
-                gravity = try self.gravity(step, index)
             } else {
-                throw ProcessorSpecError(step: step.text, reason: "unexpected '\(argument)': \(usage)")
+                guard gravity == nil, !enlarges else { throw unexpected }
+                gravity = try self.gravity(step, index)
             }
         }
         return FittingImageProcessor(size: CGSize(width: width, height: height), mode: mode ?? .fit,

@@ -63,14 +63,11 @@ extension KFCrossPlatformImage {
             guard value.isFinite else { return fallback }
             return Int(min(max(Double(value), 0), Double(limit)).rounded())
         }
-        let minX = rect.width < 0 ? rect.origin.x + rect.width : rect.origin.x
-        let minY = rect.height < 0 ? rect.origin.y + rect.height : rect.origin.y
-        let maxX = minX + abs(rect.width)
-        let maxY = minY + abs(rect.height)
-        let left = min(edge(minX, fallback: 0, limit: width), width - 1)
-        let top = min(edge(minY, fallback: 0, limit: height), height - 1)
-        let right = max(edge(maxX, fallback: width, limit: width), left + 1)
-        let bottom = max(edge(maxY, fallback: height, limit: height), top + 1)
+        // minX and maxX read a negative width as extending to the left (and likewise for heights).
+        let left = min(edge(rect.minX, fallback: 0, limit: width), width - 1)
+        let top = min(edge(rect.minY, fallback: 0, limit: height), height - 1)
+        let right = max(edge(rect.maxX, fallback: width, limit: width), left + 1)
+        let bottom = max(edge(rect.maxY, fallback: height, limit: height), top + 1)
         return (left, top, right - left, bottom - top)
     }
 }
