@@ -45,7 +45,12 @@ public struct ThumborGrammar: RenditionGrammar {
         return request
     }
 
-    /// The signature `signedPart` needs: URL-safe base64 of its HMAC-SHA1, `=`-padded.
+    /// The signature `signedPart` needs under this grammar's key (`nil` without a key).
+    func signature(of signedPart: some StringProtocol) -> String? {
+        key.map { Self.signature(of: signedPart, key: $0) }
+    }
+
+    /// URL-safe base64 of the HMAC-SHA1 of `signedPart`, `=`-padded.
     static func signature(of signedPart: some StringProtocol, key: SymmetricKey) -> String {
         let code = HMAC<Insecure.SHA1>.authenticationCode(for: Data(signedPart.utf8), using: key)
         return Data(code).base64EncodedString()
