@@ -126,7 +126,10 @@ struct ImgproxyGrammarTests {
         .init(path: "/_/plain/http://example.com/a.jpg@webp") { $0.output == .fixed(.WebP) && $0.quality == 0.79 },
         .init(path: "/_/plain/http%3A%2F%2Fexample.com%2Fa%20b.jpg") { $0.source.host == "example.com" && $0.source.path == "/a b.jpg" },
         .init(path: "/_/plain/http://example.com/a%40b.jpg@png") { $0.source.absoluteString == "http://example.com/a@b.jpg" && $0.output == .fixed(.PNG) },
-        .init(path: "/_/\(b64).jpg") { $0.source.absoluteString == "http://example.com/a.jpg" && $0.output == .fixed(.JPEG) },
+        .init(path: "/_/\(b64).jpg") {
+            $0.source.absoluteString == "http://example.com/a.jpg" && $0.output == .fixed(.JPEG)
+                && $0.operations.last == .filter(.background(.white))
+        },
         .init(path: "/_/aHR0cDovL2V4YW1w/bGUuY29tL2EuanBn") { $0.source.absoluteString == "http://example.com/a.jpg" },
         .init(path: "/_/aHR0cDovL2V4YW1wbGUuY29tL2EuanBnPw==.png") { $0.source.absoluteString == "http://example.com/a.jpg?" && $0.output == .fixed(.PNG) },
         .init(path: "/_/rs:fill:300:200:1:1:so/\(b64)") {

@@ -10,40 +10,65 @@
 public struct ImgproxyGeometry: RenditionGeometryRule {
     /// imgproxy's resizing types.
     public enum ResizingType: String, Sendable, Hashable, CaseIterable {
-        case fit, fill, fillDown = "fill-down", force, auto
+        /// Fit inside the box, keeping the aspect ratio.
+        case fit
+        /// Cover the box, then crop to it at the gravity.
+        case fill
+        /// Like `fill`, but never enlarging: the crop keeps the box's aspect ratio instead.
+        case fillDown = "fill-down"
+        /// Exactly the box, aspect ratio ignored.
+        case force
+        /// `fill` when source and box have the same orientation, else `fit`.
+        case auto
     }
 
+    /// `rt`, default `fit`.
     public var resizingType: ResizingType = .fit
     /// Requested width; 0 takes it from the height (or, with `force`, keeps the source's).
     public var width = 0
     /// Requested height; 0 as for ``width``.
     public var height = 0
+    /// `mw`: the result is at least this wide (then cropped to ``width`` when that is set).
     public var minWidth = 0
+    /// `mh`: as ``minWidth``, for the height.
     public var minHeight = 0
+    /// `z` horizontal factor, applied after sizing.
     public var zoomWidth = 1.0
+    /// `z` vertical factor.
     public var zoomHeight = 1.0
+    /// `dpr`: multiplies sizes, pixel offsets and paddings (lowered when the image cannot be enlarged).
     public var dpr = 1.0
+    /// `el`: allow scaling up.
     public var enlarge = false
     /// Extend the result to the requested size.
     public var extend = false
+    /// Where the image sits on the extended canvas.
     public var extendGravity = ImgproxyGravity.center
     /// Extend the result to the requested aspect ratio.
     public var extendAspectRatio = false
+    /// Where the image sits on the aspect-ratio canvas.
     public var extendAspectRatioGravity = ImgproxyGravity.center
     /// Gravity of the crop to the result (and of `crop` when it names none).
     public var gravity = ImgproxyGravity.center
     /// `crop` width: ≥ 1 pixels, below 1 a fraction of the source, 0 the whole side.
     public var cropWidth = 0.0
+    /// `crop` height, read as ``cropWidth``.
     public var cropHeight = 0.0
     /// Gravity of `crop`; `nil` takes ``gravity``.
     public var cropGravity: ImgproxyGravity?
     /// Clockwise degrees, a multiple of 90.
     public var rotate = 0
+    /// `fl` first argument: mirror left-right.
     public var flipHorizontal = false
+    /// `fl` second argument: mirror top-bottom.
     public var flipVertical = false
+    /// `pd` top, in pixels before DPR.
     public var paddingTop = 0
+    /// `pd` right.
     public var paddingRight = 0
+    /// `pd` bottom.
     public var paddingBottom = 0
+    /// `pd` left.
     public var paddingLeft = 0
     /// `bg`; extended and padded areas are transparent when `nil`.
     public var background: RenditionColor?
@@ -70,6 +95,7 @@ public struct ImgproxyGeometry: RenditionGeometryRule {
     /// The requested rotation in quarter turns clockwise, 0...3 (a negative angle turns the other way).
     var quarterTurns: Int { ((rotate / 90) % 4 + 4) % 4 }
 
+    /// imgproxy's pipeline for an upright `sourceWidth`×`sourceHeight` image; empty for an empty image.
     public func steps(width sourceWidth: Int, height sourceHeight: Int) -> [GeometryStep] {
         guard sourceWidth > 0, sourceHeight > 0 else { return [] }
         let turned = quarterTurns % 2 == 1

@@ -11,7 +11,8 @@ import Kingfisher
 /// kept (``RenditionOutput/source``, kf's reading of imgproxy's `jpeg,png,gif` preferred formats);
 /// with `IMGPROXY_AUTO_*` (no extension) or `IMGPROXY_ENFORCE_*` (always) the format is negotiated
 /// from `Accept` by kf's own rule (AVIF, then WebP, then JPEG/PNG/GIF), whichever of WebP/AVIF was
-/// enabled. Blur, sharpen and `bg` run after the whole geometry, so with `ex`/`pd` the blur also
+/// enabled. JPEG output without `bg` is flattened onto white, as imgproxy flattens for formats
+/// without alpha. Blur, sharpen and `bg` run after the whole geometry, so with `ex`/`pd` the blur also
 /// reaches the added border (imgproxy blurs before extending).
 public struct ImgproxyGrammar: RenditionGrammar {
     /// The imgproxy configuration.
@@ -108,6 +109,11 @@ public struct ImgproxyGrammar: RenditionGrammar {
             output = .negotiated
         } else {
             output = .source
+        }
+
+        // imgproxy flattens onto `bg`, white by default, whenever the output format has no alpha.
+        if options.geometry.background == nil, output == .fixed(.JPEG) {
+            operations.append(.filter(.background(.white)))
         }
 
         let quality: Int

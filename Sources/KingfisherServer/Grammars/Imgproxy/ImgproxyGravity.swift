@@ -3,7 +3,11 @@
 public struct ImgproxyGravity: Sendable, Hashable, CustomStringConvertible {
     /// The gravity types of imgproxy's `g`, `c` and `ex` options.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case center = "ce", north = "no", east = "ea", south = "so", west = "we"
+        /// The centre (the default).
+        case center = "ce"
+        /// A compass edge.
+        case north = "no", east = "ea", south = "so", west = "we"
+        /// A compass corner.
         case northWest = "nowe", northEast = "noea", southWest = "sowe", southEast = "soea"
         /// libvips' attention crop: the region the saliency heuristic picks.
         case smart = "sm"
