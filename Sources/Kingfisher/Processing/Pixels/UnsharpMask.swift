@@ -4,7 +4,7 @@ import Foundation
 /// `original + (original − Gaussian(σ))`, clamped to 0...alpha; alpha is left as it is.
 ///
 /// Up to ``gaussianLimit`` the blur is a true separable Gaussian, its kernel cut at 3σ with
-/// 12-bit fixed-point weights that add up exactly, rows blurred into 16-bit intermediates (8
+/// 12-bit fixed-point weights that add up exactly, rows blurred into 16-bit intermediates (6
 /// fractional bits) kept in a ring of `2·radius + 1` rows, so memory stays small and a constant
 /// region comes back bit for bit. Wider blurs use ``BoxBlur``'s three boxes, whose cost does not
 /// grow with σ. Pixels beyond the edges repeat the edge pixel.
@@ -40,18 +40,19 @@ enum UnsharpMask {
         }
         guard sigma > gaussianLimit, let plan = BoxBlur.plan(radius: sigma) else { return nil }
         let blurred = BoxBlur.blurred(frame, plan: plan)
+        let opaque = frame.allOpaque
         let pixels = PixelMemory.bytes(count: frame.pixels.count) { output in
             frame.pixels.withUnsafeBufferPointer { original in
                 blurred.pixels.withUnsafeBufferPointer { blur in
-                    var i = 0
-                    while i < output.count {
-                        let alpha = Int32(original[i + 3])
-                        for c in 0..<3 {
-                            let value = 2 * Int32(original[i + c]) - Int32(blur[i + c])
-                            output[i + c] = UInt8(truncatingIfNeeded: min(max(value, 0), alpha))
-                        }
-                        output[i + 3] = original[i + 3]
-                        i += 4
+                    guard let originalBase = original.baseAddress, let blurBase = blur.baseAddress,
+                          let outputBase = output.baseAddress
+                    else { return }
+                    for i in 0..<output.count {
+                        let value = 2 * Int16(originalBase[i]) - Int16(blurBase[i])
+                        outputBase[i] = UInt8(truncatingIfNeeded: min(max(value, 0), 255))
+                    }
+                    if !opaque {
+                        clampToAlpha(originalBase, outputBase, count: output.count)
                     }
                 }
             }
@@ -67,26 +68,44 @@ enum UnsharpMask {
         let rowBytes = width * 4
         let radius = weights.count / 2
         let ringRows = weights.count
+        let opaque = frame.allOpaque
         var ring = [UInt16](repeating: 0, count: ringRows * rowBytes)
         var padded = [UInt8](repeating: 0, count: (width + 2 * radius) * 4)
-        var sums = [UInt32](repeating: 0, count: rowBytes)
+        var sums = [UInt32](repeating: 0, count: chunkBytes)
         let pixels = PixelMemory.bytes(count: frame.pixels.count) { output in
             frame.pixels.withUnsafeBufferPointer { source in
                 ring.withUnsafeMutableBufferPointer { ring in
-                    guard let ringBase = ring.baseAddress else { return }
                     padded.withUnsafeMutableBufferPointer { padded in
                         sums.withUnsafeMutableBufferPointer { sums in
-                            weights.withUnsafeBufferPointer { weights in
-                                var rowsReady = 0
-                                for y in 0..<height {
-                                    while rowsReady <= min(y + radius, height - 1) {
-                                        blurRow(source, row: rowsReady, width: width, radius: radius, weights: weights,
-                                                padded: padded, sums: sums,
-                                                into: ringBase + (rowsReady % ringRows) * rowBytes)
-                                        rowsReady += 1
+                            guard let sourceBase = source.baseAddress, let outputBase = output.baseAddress,
+                                  let ringBase = ring.baseAddress, let paddedBase = padded.baseAddress,
+                                  let sumsBase = sums.baseAddress
+                            else { return }
+                            var rowsReady = 0
+                            for y in 0..<height {
+                                while rowsReady <= min(y + radius, height - 1) {
+                                    let row = sourceBase + rowsReady * rowBytes
+                                    pad(row, width: width, radius: radius, into: paddedBase)
+                                    blurRow(paddedBase, rowBytes: rowBytes, weights: weights, sums: sumsBase,
+                                            into: ringBase + (rowsReady % ringRows) * rowBytes)
+                                    rowsReady += 1
+                                }
+                                let ringRow = { (offset: Int) in
+                                    UnsafePointer(ringBase + (min(max(y + offset, 0), height - 1) % ringRows) * rowBytes)
+                                }
+                                let original = sourceBase + y * rowBytes
+                                let target = outputBase + y * rowBytes
+                                for start in stride(from: 0, to: rowBytes, by: chunkBytes) {
+                                    let count = min(chunkBytes, rowBytes - start)
+                                    begin(ringRow(0) + start, weight: weights[radius], into: sumsBase, count: count)
+                                    for k in 0..<radius {
+                                        accumulate(ringRow(k - radius) + start, ringRow(radius - k) + start,
+                                                   weight: weights[k], into: sumsBase, count: count)
                                     }
-                                    blurColumns(ringBase, row: y, height: height, rowBytes: rowBytes, weights: weights, sums: sums)
-                                    combine(source, row: y, rowBytes: rowBytes, blurred: sums, into: output)
+                                    combine(original + start, blurred: sumsBase, into: target + start, count: count)
+                                }
+                                if !opaque {
+                                    clampToAlpha(original, target, count: rowBytes)
                                 }
                             }
                         }
@@ -97,71 +116,100 @@ enum UnsharpMask {
         return ImageFrame(unchecked: width, height: height, pixels: pixels, duration: frame.duration)
     }
 
-    /// Row `row` of `source` blurred horizontally into `target`, as values × 256.
+    /// Fractional bits of the intermediate rows: 6, so the sum of two fits in 15 bits and the
+    /// vertical multiply-adds can use 16-bit SIMD multiplies (SSE2's `pmaddwd`).
+    private static let intermediateBits = 6
+
+    /// Bytes of a row worked on at a time, so the 32-bit sums stay in the first-level cache.
+    private static let chunkBytes = 1024
+
+    /// `row` with `radius` copies of its first pixel before it and of its last after it.
     @inline(__always)
-    private static func blurRow(_ source: UnsafeBufferPointer<UInt8>, row: Int, width: Int, radius: Int,
-                                weights: UnsafeBufferPointer<UInt32>, padded: UnsafeMutableBufferPointer<UInt8>,
-                                sums: UnsafeMutableBufferPointer<UInt32>, into target: UnsafeMutablePointer<UInt16>) {
+    private static func pad(_ row: UnsafePointer<UInt8>, width: Int, radius: Int, into padded: UnsafeMutablePointer<UInt8>) {
         let rowBytes = width * 4
-        let start = row * rowBytes
         for k in 0..<radius {
-            for c in 0..<4 {
-                padded[k * 4 + c] = source[start + c]
-                padded[(radius + width + k) * 4 + c] = source[start + rowBytes - 4 + c]
-            }
+            (padded + k * 4).update(from: row, count: 4)
+            (padded + (radius + width + k) * 4).update(from: row + rowBytes - 4, count: 4)
         }
-        for i in 0..<rowBytes {
-            padded[radius * 4 + i] = source[start + i]
-        }
-        for i in 0..<rowBytes {
-            sums[i] = 0
-        }
-        for (k, weight) in weights.enumerated() {
-            let offset = k * 4
-            for i in 0..<rowBytes {
-                sums[i] &+= weight &* UInt32(padded[offset + i])
-            }
-        }
-        let shift = UInt32(weightBits - 8)
-        let half: UInt32 = 1 << (shift - 1)
-        for i in 0..<rowBytes {
-            target[i] = UInt16(truncatingIfNeeded: (sums[i] &+ half) >> shift)
-        }
+        (padded + radius * 4).update(from: row, count: rowBytes)
     }
 
-    /// The ring rows around `row` blurred vertically into `sums`, as values × 256 × 4096.
+    /// A padded row blurred horizontally into `target`, as values × 64.
     @inline(__always)
-    private static func blurColumns(_ ring: UnsafeMutablePointer<UInt16>, row: Int, height: Int, rowBytes: Int,
-                                    weights: UnsafeBufferPointer<UInt32>, sums: UnsafeMutableBufferPointer<UInt32>) {
+    private static func blurRow(_ padded: UnsafePointer<UInt8>, rowBytes: Int, weights: [UInt32],
+                                sums: UnsafeMutablePointer<UInt32>, into target: UnsafeMutablePointer<UInt16>) {
         let radius = weights.count / 2
-        for i in 0..<rowBytes {
-            sums[i] = 0
-        }
-        for (k, weight) in weights.enumerated() {
-            let sourceRow = min(max(row + k - radius, 0), height - 1)
-            let line = ring + (sourceRow % weights.count) * rowBytes
-            for i in 0..<rowBytes {
-                sums[i] &+= weight &* UInt32(line[i])
+        let shift = UInt32(weightBits - intermediateBits)
+        let half: UInt32 = 1 << (shift - 1)
+        for start in stride(from: 0, to: rowBytes, by: chunkBytes) {
+            let count = min(chunkBytes, rowBytes - start)
+            let centre = padded + radius * 4 + start
+            let w = weights[radius] & 0x7FFF
+            for i in 0..<count {
+                sums[i] = w &* UInt32(centre[i])
+            }
+            for k in 0..<radius {
+                // Weights stay below 2^15 and so do sums of two bytes; saying so lets the multiply
+                // use 16-bit lanes. The kernel is symmetric: each weight takes a pixel from each side.
+                let w = weights[k] & 0x7FFF
+                let left = padded + k * 4 + start
+                let right = padded + (2 * radius - k) * 4 + start
+                for i in 0..<count {
+                    sums[i] &+= w &* (UInt32(left[i]) &+ UInt32(right[i]))
+                }
+            }
+            let output = target + start
+            for i in 0..<count {
+                output[i] = UInt16(truncatingIfNeeded: (sums[i] &+ half) >> shift)
             }
         }
     }
 
-    /// Output row `row`: twice the original minus the blur, colour clamped to alpha, alpha kept.
+    /// `sums` set to `weight ×` one intermediate row.
     @inline(__always)
-    private static func combine(_ source: UnsafeBufferPointer<UInt8>, row: Int, rowBytes: Int,
-                                blurred: UnsafeMutableBufferPointer<UInt32>, into output: UnsafeMutableBufferPointer<UInt8>) {
-        let start = row * rowBytes
-        let shift = UInt32(weightBits)
-        let half: UInt32 = 1 << (shift - 1)
+    private static func begin(_ line: UnsafePointer<UInt16>, weight: UInt32, into sums: UnsafeMutablePointer<UInt32>,
+                              count: Int) {
+        let w = weight & 0x7FFF
+        for i in 0..<count {
+            sums[i] = w &* UInt32(line[i] & 0x3FFF)
+        }
+    }
+
+    /// `weight ×` the sum of two intermediate rows added to `sums`.
+    @inline(__always)
+    private static func accumulate(_ first: UnsafePointer<UInt16>, _ second: UnsafePointer<UInt16>, weight: UInt32,
+                                   into sums: UnsafeMutablePointer<UInt32>, count: Int) {
+        let w = weight & 0x7FFF
+        for i in 0..<count {
+            sums[i] &+= w &* (UInt32(first[i] & 0x3FFF) &+ UInt32(second[i] & 0x3FFF))
+        }
+    }
+
+    /// One output row, every channel alike: `2 × original − blur`, clamped to 0...255. Alpha comes
+    /// back unchanged wherever the alpha around it is constant, so an opaque row needs no more.
+    @inline(__always)
+    private static func combine(_ original: UnsafePointer<UInt8>, blurred: UnsafePointer<UInt32>,
+                                into target: UnsafeMutablePointer<UInt8>, count: Int) {
+        let shift = Int32(weightBits)
+        let half = Int32(1) << (shift - 1)
+        let scale = Int32(intermediateBits)
+        for i in 0..<count {
+            let blur = (Int32(bitPattern: blurred[i]) &+ half) >> shift
+            let value = ((Int32(original[i]) << (scale + 1)) &- blur &+ (1 << (scale - 1))) >> scale
+            target[i] = UInt8(truncatingIfNeeded: min(max(value, 0), 255))
+        }
+    }
+
+    /// Alpha restored from `original` and each colour channel of `target` limited to it.
+    @inline(__always)
+    private static func clampToAlpha(_ original: UnsafePointer<UInt8>, _ target: UnsafeMutablePointer<UInt8>, count: Int) {
         var i = 0
-        while i < rowBytes {
-            let alpha = Int32(source[start + i + 3])
-            for c in 0..<3 {
-                let blur = Int32(bitPattern: (blurred[i + c] &+ half) >> shift)
-                let value = (Int32(source[start + i + c]) * 512 - blur + 128) >> 8
-                output[start + i + c] = UInt8(truncatingIfNeeded: min(max(value, 0), alpha))
-            }
-            output[start + i + 3] = source[start + i + 3]
+        while i < count {
+            let alpha = original[i + 3]
+            target[i] = min(target[i], alpha)
+            target[i + 1] = min(target[i + 1], alpha)
+            target[i + 2] = min(target[i + 2], alpha)
+            target[i + 3] = alpha
             i += 4
         }
     }
