@@ -113,6 +113,24 @@ enum GeometryTestImages {
         #expect(image.rotated(quarterTurns: 4) == image && image.rotated(quarterTurns: 0) == image)
     }
 
+    /// The fast flips and turns move pixels exactly as the EXIF orientation maps do, on odd sizes
+    /// larger than one tile.
+    @Test func flipsAndTurnsMatchTheOrientationMaps() {
+        let frame = TestImages.gradientFrame(width: 45, height: 33, alpha: true)
+        let image = KFCrossPlatformImage(frame: frame)
+        let cases: [(KFCrossPlatformImage, ImageOrientation)] = [
+            (image.flipped(horizontal: true, vertical: false), .upMirrored),
+            (image.flipped(horizontal: false, vertical: true), .downMirrored),
+            (image.flipped(horizontal: true, vertical: true), .down),
+            (image.rotated(quarterTurns: 1), .right),
+            (image.rotated(quarterTurns: 2), .down),
+            (image.rotated(quarterTurns: 3), .left),
+        ]
+        for (result, orientation) in cases {
+            #expect(result.firstFrame == orientation.apply(to: frame), "\(orientation)")
+        }
+    }
+
     @Test func extendDrawsOverAPremultipliedBackground() {
         let image = TestImages.solid(width: 2, height: 2, Images.red)
         let background = KFCrossPlatformColor(red: 0, green: 0, blue: 1, alpha: 128.0 / 255)

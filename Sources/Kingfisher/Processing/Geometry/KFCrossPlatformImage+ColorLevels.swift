@@ -8,8 +8,8 @@ extension KFCrossPlatformImage {
     /// thumbor's `brightness(N)` is `contrast: 1, brightness: Float(255 * N / 100)` (integer
     /// division) and its `contrast(N)` is `contrast: (N + 100)² / 10000, brightness: 0`; see
     /// ``ColorLevelsImageProcessor/thumborBrightness(_:)`` and ``ColorLevelsImageProcessor/thumborContrast(_:)``.
-    /// Opaque pixels go through a 256-entry table; partly transparent ones are mapped on their
-    /// premultiplied values (the offset scaled by alpha), which is the same map without a division.
+    /// Opaque pixels go through a 256-entry table; partly transparent ones through a table per alpha
+    /// of the same map on premultiplied values (the offset scaled by alpha), with no division.
     /// NaN counts as neutral; values are bounded to ±10,000. Every frame is mapped.
     public func levelsAdjusted(contrast: Float, brightness: Float) -> KFCrossPlatformImage {
         let levels = ColorLevels(contrast: contrast, brightness: brightness)
@@ -21,19 +21,18 @@ extension KFCrossPlatformImage {
     /// three colour channels; alpha is kept. Every frame is mapped.
     public func grayscaled() -> KFCrossPlatformImage {
         let grey = frames.map { frame in
-            let pixels = PixelMemory.bytes(count: frame.pixels.count) { output in
-                frame.pixels.withUnsafeBufferPointer { input in
-                    var offset = 0
-                    while offset < input.count {
-                        // Luma is linear, so on premultiplied colour it is the premultiplied luma.
-                        let sum = 299 &* UInt32(input[offset]) &+ 587 &* UInt32(input[offset &+ 1])
-                            &+ 114 &* UInt32(input[offset &+ 2]) &+ 500
-                        let luma = UInt8(truncatingIfNeeded: sum / 1000)
-                        output[offset] = luma
-                        output[offset &+ 1] = luma
-                        output[offset &+ 2] = luma
-                        output[offset &+ 3] = input[offset &+ 3]
-                        offset &+= 4
+            let pixels = frame.pixels.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: UInt32.self) { input in
+                    PixelMemory.bytes(count: frame.pixels.count) { output in
+                        output.withMemoryRebound(to: UInt32.self) { output in
+                            for index in 0..<input.count {
+                                let word = UInt32(littleEndian: input[index])
+                                // Luma is linear, so on premultiplied colour it is the premultiplied luma.
+                                let sum = 299 &* (word & 0xFF) &+ 587 &* (word >> 8 & 0xFF) &+ 114 &* (word >> 16 & 0xFF) &+ 500
+                                let luma = sum / 1000
+                                output[index] = (luma | luma << 8 | luma << 16 | word & 0xFF00_0000).littleEndian
+                            }
+                        }
                     }
                 }
             }
@@ -66,31 +65,40 @@ struct ColorLevels {
     }
 
     /// `frame` with every pixel mapped; the duration is kept.
+    ///
+    /// Each alpha has its own table of the premultiplied map, `clamp(slope·p + intercept·α/255, 0, α)`,
+    /// built the first time the alpha appears (opaque pixels use ``table``), so every pixel costs three
+    /// lookups whatever its alpha.
     func apply(to frame: ImageFrame) -> ImageFrame {
         let slope = contrast
         let perAlpha = intercept / 255
+        let tables = UnsafeMutablePointer<UInt8>.allocate(capacity: 256 * 256)
+        defer { tables.deallocate() }
+        var built = [Bool](repeating: false, count: 256)
+        table.withUnsafeBufferPointer { opaque in
+            guard let base = opaque.baseAddress else { return }
+            (tables + 255 * 256).initialize(from: base, count: 256)
+        }
+        built[255] = true
         let pixels = PixelMemory.bytes(count: frame.pixels.count) { output in
-            table.withUnsafeBufferPointer { table in
-                frame.pixels.withUnsafeBufferPointer { input in
-                    var offset = 0
-                    while offset < input.count {
-                        let alpha = input[offset &+ 3]
-                        if alpha == 255 {
-                            output[offset] = table[Int(input[offset])]
-                            output[offset &+ 1] = table[Int(input[offset &+ 1])]
-                            output[offset &+ 2] = table[Int(input[offset &+ 2])]
-                        } else {
-                            // Premultiplied: a·f(c) = slope·p + intercept·a/255, clamped to 0...a.
-                            let shift = perAlpha * Float(alpha)
-                            let top = Float(alpha)
-                            for channel in 0..<3 {
-                                let mapped = (slope * Float(input[offset &+ channel]) + shift).rounded()
-                                output[offset &+ channel] = UInt8(min(max(mapped, 0), top))
-                            }
+            frame.pixels.withUnsafeBufferPointer { input in
+                var offset = 0
+                while offset < input.count {
+                    let alpha = Int(input[offset &+ 3])
+                    let row = tables + alpha &* 256
+                    if !built[alpha] {
+                        let shift = perAlpha * Float(alpha)
+                        let top = Float(alpha)
+                        for value in 0..<256 {
+                            row[value] = UInt8(min(max((slope * Float(value) + shift).rounded(), 0), top))
                         }
-                        output[offset &+ 3] = alpha
-                        offset &+= 4
+                        built[alpha] = true
                     }
+                    output[offset] = row[Int(input[offset])]
+                    output[offset &+ 1] = row[Int(input[offset &+ 1])]
+                    output[offset &+ 2] = row[Int(input[offset &+ 2])]
+                    output[offset &+ 3] = input[offset &+ 3]
+                    offset &+= 4
                 }
             }
         }

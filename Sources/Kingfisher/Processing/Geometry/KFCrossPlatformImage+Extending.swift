@@ -46,23 +46,34 @@ extension ImageFrame {
         let sourceY = max(0, -y), targetY = max(0, y)
         let visibleWidth = max(0, min(self.width - sourceX, width - targetX))
         let visibleHeight = max(0, min(self.height - sourceY, height - targetY))
+        // Source-over on a background of one colour: each premultiplied channel is `s + b·(255 − αs)/255`,
+        // which never carries into the next byte, so one word addition per pixel does it, with the
+        // background's share for every source alpha from a table.
         let copies = background.a == 0
+        let covered: [UInt32] = copies ? [] : (0..<256).map { alpha in
+            let under = 255 - UInt32(alpha)
+            return (UInt32(PixelConversion.multiply(background.r, under)) | UInt32(PixelConversion.multiply(background.g, under)) << 8
+                | UInt32(PixelConversion.multiply(background.b, under)) << 16 | UInt32(PixelConversion.multiply(background.a, under)) << 24)
+        }
         let sourceWidth = self.width
-        let pixels = PixelMemory.bytes(count: width * height * 4) { output in
-            output.withMemoryRebound(to: UInt32.self) { canvas in
-                guard let target = canvas.baseAddress else { return }
-                canvas.initialize(repeating: fill)
-                guard visibleWidth > 0, visibleHeight > 0 else { return }
-                self.pixels.withUnsafeBytes { raw in
-                    let source = raw.bindMemory(to: UInt32.self)
-                    guard let sourceBase = source.baseAddress else { return }
-                    for row in 0..<visibleHeight {
-                        let from = sourceBase + (sourceY + row) * sourceWidth + sourceX
-                        let to = target + (targetY + row) * width + targetX
-                        if copies {
-                            to.update(from: from, count: visibleWidth)
-                        } else {
-                            Self.compositeRow(from, onto: to, count: visibleWidth)
+        let pixels = self.pixels.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: UInt32.self) { source in
+                covered.withUnsafeBufferPointer { covered in
+                    PixelMemory.bytes(count: width * height * 4) { output in
+                        output.withMemoryRebound(to: UInt32.self) { canvas in
+                            canvas.initialize(repeating: fill)
+                            guard visibleWidth > 0, visibleHeight > 0,
+                                  let target = canvas.baseAddress, let sourceBase = source.baseAddress
+                            else { return }
+                            for row in 0..<visibleHeight {
+                                let from = sourceBase + (sourceY + row) * sourceWidth + sourceX
+                                let to = target + (targetY + row) * width + targetX
+                                if copies {
+                                    to.update(from: from, count: visibleWidth)
+                                } else if let table = covered.baseAddress {
+                                    Self.compositeRow(from, onto: to, count: visibleWidth, covered: table)
+                                }
+                            }
                         }
                     }
                 }
@@ -71,26 +82,14 @@ extension ImageFrame {
         return ImageFrame(unchecked: width, height: height, pixels: pixels, duration: duration)
     }
 
-    /// `count` premultiplied pixels drawn source-over onto `target`, which holds the background.
-    /// Opaque source pixels are copied whole.
+    /// `count` premultiplied pixels drawn source-over the background: each word plus the
+    /// background's share for its alpha, `covered[α]` (little-endian RGBA), added without carries.
     @inline(__always)
-    private static func compositeRow(_ source: UnsafePointer<UInt32>, onto target: UnsafeMutablePointer<UInt32>, count: Int) {
+    private static func compositeRow(_ source: UnsafePointer<UInt32>, onto target: UnsafeMutablePointer<UInt32>,
+                                     count: Int, covered: UnsafePointer<UInt32>) {
         for index in 0..<count {
             let word = UInt32(littleEndian: source[index])
-            let alpha = word >> 24
-            if alpha == 255 {
-                target[index] = source[index]
-                continue
-            }
-            let under = 255 &- alpha
-            let below = UInt32(littleEndian: target[index])
-            var result: UInt32 = 0
-            for shift in stride(from: 0 as UInt32, to: 32, by: 8) {
-                let channel = (word >> shift) & 0xFF
-                let covered = UInt32(PixelConversion.multiply(UInt8(truncatingIfNeeded: below >> shift), under))
-                result |= ((channel &+ covered) & 0xFF) << shift
-            }
-            target[index] = result.littleEndian
+            target[index] = (word &+ covered[Int(word >> 24)]).littleEndian
         }
     }
 }

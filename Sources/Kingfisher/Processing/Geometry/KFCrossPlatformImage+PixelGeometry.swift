@@ -26,21 +26,17 @@ extension KFCrossPlatformImage {
     /// The image mirrored left to right (`horizontal`), top to bottom (`vertical`), or both (which is
     /// a half turn); `self` when neither.
     public func flipped(horizontal: Bool, vertical: Bool) -> KFCrossPlatformImage {
-        switch (horizontal, vertical) {
-        case (false, false): return self
-        case (true, false): return reoriented(.upMirrored)
-        case (false, true): return reoriented(.downMirrored)
-        case (true, true): return reoriented(.down)
-        }
+        guard horizontal || vertical else { return self }
+        return transformed { $0.flipped(horizontal: horizontal, vertical: vertical) }
     }
 
     /// The image turned clockwise by `quarterTurns` × 90° (any integer: −1 is a quarter turn
     /// counter-clockwise, 4 is none); a quarter or three-quarter turn swaps width and height.
     public func rotated(quarterTurns: Int) -> KFCrossPlatformImage {
         switch ((quarterTurns % 4) + 4) % 4 {
-        case 1: return reoriented(.right)
-        case 2: return reoriented(.down)
-        case 3: return reoriented(.left)
+        case 1: return transformed { $0.turnedQuarter(clockwise: true) }
+        case 2: return transformed { $0.flipped(horizontal: true, vertical: true) }
+        case 3: return transformed { $0.turnedQuarter(clockwise: false) }
         default: return self
         }
     }
@@ -51,10 +47,9 @@ extension KFCrossPlatformImage {
         return mapFrames { $0.cropped(x: x, y: y, width: width, height: height) } ?? self
     }
 
-    /// Every frame moved as the EXIF `orientation` moves stored pixels upright.
-    private func reoriented(_ orientation: ImageOrientation) -> KFCrossPlatformImage {
-        let turned = frames.map { orientation.apply(to: $0) }
-        return KFCrossPlatformImage(validated: turned, loopCount: loopCount, scale: scale, isOpaque: isOpaque)
+    /// Every frame moved by `move`, which only moves pixels, so the opacity stays.
+    private func transformed(_ move: (ImageFrame) -> ImageFrame) -> KFCrossPlatformImage {
+        KFCrossPlatformImage(validated: frames.map(move), loopCount: loopCount, scale: scale, isOpaque: isOpaque)
     }
 
     /// `rect` as whole pixels inside a `width` × `height` image, at least 1×1.
