@@ -146,6 +146,8 @@ struct ImgproxyGrammarTests {
         .init(path: "/_/z:2:3/el:nonsense/\(b64)") { geometry($0)?.zoomHeight == 3 && geometry($0)?.enlarge == false },
         .init(path: "/_/g:noea:5:0.25/\(b64)") { geometry($0)?.gravity == ImgproxyGravity(.northEast, x: 5, y: 0.25) },
         .init(path: "/_/g:fp:0.3:0.7/\(b64)") { geometry($0)?.gravity == ImgproxyGravity(.focusPoint, x: 0.3, y: 0.7) },
+        .init(path: "/_/g:no:10:20/g:so::5/\(b64)") { geometry($0)?.gravity == ImgproxyGravity(.south, x: 10, y: 5) },
+        .init(path: "/_/g:no:10:20/g:sm/g:ce/\(b64)") { geometry($0)?.gravity == ImgproxyGravity(.center) },
         .init(path: "/_/c:0.5:100:sowe:1:2/\(b64)") {
             geometry($0)?.cropWidth == 0.5 && geometry($0)?.cropHeight == 100 && geometry($0)?.cropGravity == ImgproxyGravity(.southWest, x: 1, y: 2)
         },

@@ -70,17 +70,19 @@ enum ImgproxyArguments {
         return value
     }
 
-    /// A gravity (`type[:x[:y]]`, `sm`, `fp:x:y`) among `allowed`.
-    static func gravity(_ name: String, _ args: [String], allowed: Set<ImgproxyGravity.Kind>) throws -> ImgproxyGravity {
+    /// A gravity (`type[:x[:y]]`, `sm`, `fp:x:y`) among `allowed`; an offset left out keeps the one of
+    /// `previous` (imgproxy stores type and offsets under separate keys), `sm` clears both.
+    static func gravity(_ name: String, _ args: [String], allowed: Set<ImgproxyGravity.Kind>,
+                        previous: ImgproxyGravity?) throws -> ImgproxyGravity {
         guard let first = args.first, let kind = ImgproxyGravity.Kind(rawValue: first), allowed.contains(kind) else {
             let names = ImgproxyGravity.Kind.allCases.filter(allowed.contains).map(\.rawValue).joined(separator: ", ")
             throw invalid("invalid \(name): \(args.first ?? "") (expected \(names))")
         }
-        var gravity = ImgproxyGravity(kind)
+        var gravity = ImgproxyGravity(kind, x: previous?.x ?? 0, y: previous?.y ?? 0)
         switch kind {
         case .smart:
             guard args.count == 1 else { throw invalid("invalid \(name) arguments: \(args)") }
-            return gravity
+            return ImgproxyGravity(.smart)
         case .focusPoint:
             guard args.count == 3 else { throw invalid("invalid \(name) arguments: \(args)") }
         default:

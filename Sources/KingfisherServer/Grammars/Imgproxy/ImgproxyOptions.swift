@@ -62,12 +62,13 @@ struct ImgproxyOptions {
             (geometry.extendAspectRatio, geometry.extendAspectRatioGravity) =
                 try extendOption(name, args, geometry.extendAspectRatioGravity)
         case "gravity", "g":
-            geometry.gravity = try A.gravity(name, args, allowed: Self.cropGravities)
+            geometry.gravity = try A.gravity(name, args, allowed: Self.cropGravities, previous: geometry.gravity)
         case "crop", "c":
             geometry.cropWidth = try A.nonNegativeNumber(name, args[0])
             if args.count > 1 { geometry.cropHeight = try A.nonNegativeNumber(name, args[1]) }
             if args.count > 2 {
-                geometry.cropGravity = try A.gravity(name, Array(args.dropFirst(2)), allowed: Self.cropGravities)
+                geometry.cropGravity = try A.gravity(name, Array(args.dropFirst(2)), allowed: Self.cropGravities,
+                                                     previous: geometry.cropGravity)
             }
         case "padding", "pd": try applyPadding(name, args)
         case "auto_rotate", "ar", "strip_metadata", "sm", "keep_copyright", "kcr", "strip_color_profile", "scp",
@@ -159,7 +160,7 @@ struct ImgproxyOptions {
         let enabled = try ImgproxyArguments.bool(name, [args[0]])
         guard args.count > 1 else { return (enabled, current) }
         return (enabled, try ImgproxyArguments.gravity(name + ".gravity", Array(args.dropFirst()),
-                                                       allowed: Self.extendGravities))
+                                                       allowed: Self.extendGravities, previous: current))
     }
 
     /// CSS-style `top:right:bottom:left`: right defaults to top, bottom to top, left to right.
