@@ -23,11 +23,14 @@ public final class ImageServer: Sendable {
     let pipeline: RenditionPipeline
     let signer: URLSigner?
     let addressGuard: AddressGuard
+    /// The server's own grammar, at the root unless a mount takes it.
+    let nativeGrammar: NativeGrammar
 
     /// A server with `configuration` fetching through `manager`.
     ///
     /// The manager's downloader is changed: its maximum response size and timeout become the
-    /// configured limits and it stops following redirects (a redirect could lead past the allow-list).
+    /// configured limits, and it follows at most ``ImageServerConfiguration/maxRedirects`` redirects,
+    /// each hop checked against the allow-list and the address rules before it is fetched.
     public init(configuration: ImageServerConfiguration, manager: KingfisherManager, logger: Logger = Logger(label: "kf.serve")) {
         self.configuration = configuration
         self.manager = manager
@@ -37,23 +40,37 @@ public final class ImageServer: Sendable {
         let downloader = manager.downloader
         downloader.maximumResponseSize = configuration.limits.maxSourceBytes
         downloader.downloadTimeout = configuration.limits.upstreamTimeout
-        downloader.maximumRedirects = 0
+        downloader.maximumRedirects = configuration.maxRedirects
+        let addressGuard = AddressGuard(
+            allowPrivateAddresses: configuration.allowPrivateAddresses, allowedAddresses: configuration.allowedAddresses)
         self.pipeline = RenditionPipeline(
             manager: manager, limits: configuration.limits, memoryLimit: configuration.renditionMemoryLimit, metrics: metrics,
-            encoding: ImageEncodingOptions(compressionQuality: 0.85, avifSpeed: configuration.avifSpeed))
+            encoding: ImageEncodingOptions(compressionQuality: configuration.defaultQuality, avifSpeed: configuration.avifSpeed),
+            keepsOriginals: configuration.keepsOriginals,
+            redirects: RedirectVetting(allowedSources: configuration.allowedSources, addressGuard: addressGuard))
         self.signer = configuration.signingKey.map { URLSigner(key: $0) }
-        self.addressGuard = AddressGuard(
-            allowPrivateAddresses: configuration.allowPrivateAddresses, allowedAddresses: configuration.allowedAddresses)
+        self.addressGuard = addressGuard
+        self.nativeGrammar = NativeGrammar(signingKey: configuration.signingKey, allowsUnsigned: configuration.allowsUnsigned)
     }
 
-    /// Adds `GET /{signature}/{format}/{spec}/{source}` (see ``ImagePath``), `GET /health` and
-    /// `GET /metrics` to `router`, relative to wherever the router is mounted, and the demo page
-    /// at `GET /` when ``ImageServerConfiguration/demoSamples`` is set.
+    /// Adds `GET /{signature}/{format}/{spec}/{source}` (see ``ImagePath``; also `HEAD`), `GET /health`,
+    /// `GET /healthcheck` (thumbor's) and `GET /metrics` to `router`, relative to wherever the router
+    /// is mounted, the demo page at `GET /` when ``ImageServerConfiguration/demoSamples`` is set,
+    /// and a middleware serving ``ImageServerConfiguration/mounts`` (their prefixes are absolute paths).
     ///
     /// Every request to these routes is logged (one line) and counted in ``metrics``. Requests no
     /// route matches belong to the application; ``unmatchedRequestMiddleware()`` answers, logs
     /// and counts them as `kf serve` does.
     public func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+        if !configuration.mounts.isEmpty {
+            _ = router.add(middleware: GrammarMountMiddleware<Context>(server: self))
+        }
+        router.get("healthcheck") { [self] request, _ in
+            answer(request, route: .health) {
+                Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"],
+                         body: ResponseBody(byteBuffer: ByteBuffer(string: "WORKING")))
+            }
+        }
         router.get("health") { [self] request, _ in
             answer(request, route: .health) {
                 Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
@@ -66,8 +83,13 @@ public final class ImageServer: Sendable {
                          body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
             }
         }
-        router.get(":signature/:format/:spec/:source") { [self] request, context in
-            await respond(to: request, parameters: context.parameters)
+        if !configuration.rootIsMounted {
+            router.get(":signature/:format/:spec/:source") { [self] request, _ in
+                await respond(to: request, grammar: nativeGrammar, rawPath: Self.lastSegments(4, of: request.uri.path))
+            }
+            router.head(":signature/:format/:spec/:source") { [self] request, _ in
+                await respond(to: request, grammar: nativeGrammar, rawPath: Self.lastSegments(4, of: request.uri.path))
+            }
         }
         if let samples = configuration.demoSamples {
             addDemoRoutes(to: router, samples: samples)
@@ -94,15 +116,31 @@ public final class ImageServer: Sendable {
         try? await manager.downloader.shutdown()
     }
 
-    /// Answers one image request, logging it and recording its metrics; never throws.
-    func respond(to request: Request, parameters: Parameters) async -> Response {
+    /// The last `count` segments of `path`, with a leading `/`: the native grammar's part of a path
+    /// however deep the router is mounted.
+    static func lastSegments(_ count: Int, of path: String) -> Substring {
+        var index = path.endIndex
+        var found = 0
+        while index > path.startIndex {
+            let previous = path.index(before: index)
+            if path[previous] == "/" {
+                found += 1
+                if found == count { return path[previous...] }
+            }
+            index = previous
+        }
+        return Substring(path)
+    }
+
+    /// Answers one image request in `grammar`, logging it and recording its metrics; never throws.
+    func respond(to request: Request, grammar: any RenditionGrammar, rawPath: Substring) async -> Response {
         let start = ContinuousClock.now
         metrics.requestStarted()
         var tier: CacheTier?
         var reason: String?
         let response: Response
         do {
-            (response, tier) = try await imageResponse(to: request, parameters: parameters)
+            (response, tier) = try await imageResponse(to: request, grammar: grammar, rawPath: rawPath)
         } catch {
             let failure = error as? ImageServerError ?? ImageServerError(.internalServerError, "\(error)")
             reason = failure.reason

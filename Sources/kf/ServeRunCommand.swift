@@ -15,7 +15,8 @@ struct ServeRunCommand: ParsableCommand {
         Every request must be signed with the key (--key or $KF_SERVE_KEY) unless \
         --insecure-unsigned is given. Only sources named by --allow-host are fetched, and never \
         from loopback, private, link-local or metadata addresses unless --allow-address or \
-        --allow-private-addresses allows them. GET /health answers 'ok', GET /metrics the \
+        --allow-private-addresses allows them. --thumbor PREFIX and --imgproxy PREFIX answer \
+        those servers' URLs too. GET /health answers 'ok', GET /metrics the \
         Prometheus metrics; another path is 404 and another method 405, with the reason in the \
         body as for every refusal. Each request is one log line. SIGTERM or SIGINT stops \
         accepting, finishes the requests in flight, then exits with 0. Exit status 1 when the \
@@ -93,6 +94,18 @@ struct ServeRunCommand: ParsableCommand {
         valueName: "N"))
     var avifSpeed: Int = ImageServerConfiguration.defaultAVIFSpeed
 
+    @OptionGroup(title: "Other URL grammars")
+    var grammars: ServeGrammarOptions
+
+    @Option(help: "Redirects followed from an origin, each hop checked against --allow-host and the address rules (0: none).")
+    var maxRedirects: Int = 5
+
+    @Flag(inversion: .prefixedNo, help: "Keep fetched originals on disk, so other sizes of an image do not fetch it again.")
+    var keepOriginals = true
+
+    @Option(help: "The quality of lossy images when a request names none, 1...100.")
+    var quality: Int = 85
+
     @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -143,7 +156,8 @@ struct ServeRunCommand: ParsableCommand {
 
     private func makeConfiguration() throws -> ImageServerConfiguration {
         let key = serveKey(key)
-        guard key != nil || insecureUnsigned else {
+        let mounts = try grammars.mounts(insecureUnsigned: insecureUnsigned, environment: ProcessInfo.processInfo.environment)
+        guard key != nil || insecureUnsigned || mounts.contains(where: { $0.prefix == "/" }) else {
             throw CLIError.usage("a signing key is needed: --key KEY or KF_SERVE_KEY (or --insecure-unsigned)")
         }
         var allowedSources = allowedSources
@@ -154,6 +168,8 @@ struct ServeRunCommand: ParsableCommand {
             throw CLIError.usage("no source is allowed: give --allow-host HOST (a host name or URL prefix)")
         }
         guard (0...10).contains(avifSpeed) else { throw CLIError.usage("--avif-speed must be 0...10; got \(avifSpeed)") }
+        guard (1...100).contains(quality) else { throw CLIError.usage("--quality must be 1...100; got \(quality)") }
+        guard maxRedirects >= 0 else { throw CLIError.usage("--max-redirects must be 0 or more; got \(maxRedirects)") }
         let limits = ImageServerLimits(
             maxSourceBytes: maxSourceBytes, maxPixelsPerFrame: maxPixels, maxFrames: maxFrames,
             upstreamTimeout: upstreamTimeout, processingTimeout: processingTimeout,
@@ -163,7 +179,8 @@ struct ServeRunCommand: ParsableCommand {
             allowedSources: SourceAllowList(allowedSources), allowPrivateAddresses: allowPrivateAddresses,
             allowedAddresses: Set(allowedAddresses), limits: limits, maxAge: maxAge,
             renditionMemoryLimit: max(0, memoryMB) * 1024 * 1024,
-            demoSamples: try demo ? demoSampleURLs() : nil, avifSpeed: avifSpeed)
+            demoSamples: try demo ? demoSampleURLs() : nil, avifSpeed: avifSpeed, mounts: mounts,
+            maxRedirects: maxRedirects, keepsOriginals: keepOriginals, defaultQuality: Double(quality) / 100)
     }
 
     /// The `--demo-sample` URLs; each must be http(s).

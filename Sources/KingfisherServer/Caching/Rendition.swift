@@ -10,14 +10,21 @@ struct Rendition: Sendable {
     let contentType: String
     /// The strong entity tag, quoted.
     let etag: String
+    /// When the rendition was made or read from disk (`Last-Modified`).
+    let lastModified: Date
+    /// The file extension of its format (`jpg`, `webp`).
+    let fileExtension: String
 
     /// A rendition of `bytes` for the request whose rendition key is `key`.
     ///
     /// The entity tag is a SHA-256 digest over the key (source URL, output rendering, processor
     /// identifier) and the bytes, so it changes whenever the source, the chain or the format does.
-    init(bytes: Data, key: String) {
+    init(bytes: Data, key: String, lastModified: Date = Date()) {
         self.bytes = bytes
-        self.contentType = ImageFormat(data: bytes).mimeType
+        let format = ImageFormat(data: bytes)
+        self.contentType = format.mimeType
+        self.fileExtension = format == .JPEG ? "jpg" : format == .unknown ? "bin" : format.rawValue.lowercased()
+        self.lastModified = lastModified
         var hasher = SHA256()
         hasher.update(data: Data(key.utf8))
         hasher.update(data: Data([0]))

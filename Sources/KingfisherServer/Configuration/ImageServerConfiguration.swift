@@ -30,6 +30,17 @@ public struct ImageServerConfiguration: Sendable {
     /// The AVIF encoder speed, 0 (slowest, smallest files) to 10 (fastest), as `avifenc --speed`
     /// counts it; the default is ``defaultAVIFSpeed``.
     public var avifSpeed: Int
+    /// Other URL grammars (thumbor's, imgproxy's) and where they are served. A mount at `/`
+    /// replaces the server's own grammar at the root.
+    public var mounts: [GrammarMount]
+    /// Redirects followed from an origin, each hop checked against the allow-list and the address
+    /// rules again; 0 refuses redirects.
+    public var maxRedirects: Int
+    /// Keeps each fetched original on disk, so other sizes of the same image are made without
+    /// fetching it again.
+    public var keepsOriginals: Bool
+    /// The quality of lossy renditions when a request names none, 0...1.
+    public var defaultQuality: Double
 
     /// The server's AVIF speed, 8, rather than libavif's default of 6: a server encodes while the
     /// client waits, and speed 6 spends seconds on a large photo.
@@ -51,7 +62,11 @@ public struct ImageServerConfiguration: Sendable {
         maxAge: Int = 86_400,
         renditionMemoryLimit: Int = 64 * 1024 * 1024,
         demoSamples: [URL]? = nil,
-        avifSpeed: Int = ImageServerConfiguration.defaultAVIFSpeed
+        avifSpeed: Int = ImageServerConfiguration.defaultAVIFSpeed,
+        mounts: [GrammarMount] = [],
+        maxRedirects: Int = 5,
+        keepsOriginals: Bool = true,
+        defaultQuality: Double = 0.85
     ) {
         self.signingKey = signingKey
         self.allowsUnsigned = allowsUnsigned
@@ -63,7 +78,14 @@ public struct ImageServerConfiguration: Sendable {
         self.renditionMemoryLimit = max(0, renditionMemoryLimit)
         self.demoSamples = demoSamples
         self.avifSpeed = min(max(avifSpeed, 0), 10)
+        self.mounts = mounts
+        self.maxRedirects = max(0, maxRedirects)
+        self.keepsOriginals = keepsOriginals
+        self.defaultQuality = min(max(defaultQuality, 0), 1)
     }
+
+    /// Whether a mount takes the root, so the server's own grammar is not served there.
+    var rootIsMounted: Bool { mounts.contains { $0.isRoot } }
 }
 
 /// The limits an ``ImageServer`` enforces; each refusal names the limit it broke.

@@ -96,6 +96,8 @@ public enum CacheTier: String, Sendable, Hashable, CaseIterable {
     case shared
     /// Fetched from the origin and processed.
     case origin
+    /// Made from the original kept on disk, without fetching it again.
+    case original
     /// An expired disk entry the origin confirmed with `304 Not Modified`.
     case revalidated
 }

@@ -30,7 +30,7 @@ struct UnmatchedRequestMiddleware<Context: RequestContext>: RouterMiddleware {
             // nor the method matched; a 404 a route of the application throws passes through.
             let refusal = Self.refusal(for: request)
             var response = refusal.response()
-            if refusal.status == .methodNotAllowed { response.headers[.allow] = "GET" }
+            if refusal.status == .methodNotAllowed { response.headers[.allow] = "GET, HEAD" }
             server.record(request, route: .unmatched, response: response, since: start, tier: nil, reason: refusal.reason)
             return response
         }
@@ -39,8 +39,8 @@ struct UnmatchedRequestMiddleware<Context: RequestContext>: RouterMiddleware {
     /// `405` for a method other than GET, `404` for a path the server does not serve.
     static func refusal(for request: Request) -> ImageServerError {
         let path = request.uri.path.count > 200 ? request.uri.path.prefix(200) + "…" : request.uri.path
-        guard request.method == .get else {
-            return ImageServerError(.methodNotAllowed, "\(request.method) is not answered: the server answers GET requests only")
+        guard request.method == .get || request.method == .head else {
+            return ImageServerError(.methodNotAllowed, "\(request.method) is not answered: the server answers GET and HEAD requests only")
         }
         return ImageServerError(
             .notFound,

@@ -7,9 +7,14 @@ import KingfisherSynchronization
 ///
 /// Processors report failure as `nil`; the reason is kept in ``failure`` so the answer can say
 /// exactly which limit was broken. The identifier is the wrapped processor's, so cache keys do not change.
+/// A source that passes is noted in `sourceFormat`, and once processed handed to `accepted` (which keeps the original).
 struct GuardedProcessor: ImageProcessor {
     let wrapped: any ImageProcessor
     let limits: ImageServerLimits
+    /// Where the accepted source's format is noted.
+    var sourceFormat: SourceFormatBox?
+    /// Called with the bytes of a source that passed the checks.
+    var accepted: (@Sendable (Data) -> Void)?
     /// Why the last source was refused, if it was.
     let failure = FailureBox()
 
@@ -23,6 +28,7 @@ struct GuardedProcessor: ImageProcessor {
                     failure.record(.processorError(reason: .imageLimitExceeded(format: header.format, violation: violation)))
                     return nil
                 }
+                sourceFormat?.record(header.format)
             } catch let error as KingfisherError {
                 failure.record(error)
                 return nil
@@ -30,7 +36,10 @@ struct GuardedProcessor: ImageProcessor {
                 return nil
             }
         }
-        return wrapped.process(item: item, options: options)
+        let processed = wrapped.process(item: item, options: options)
+        // Only a source that decoded is kept for other renditions.
+        if processed != nil, case .data(let data) = item { accepted?(data) }
+        return processed
     }
 
     private func violation(of header: ImageHeader) -> ImageLimitViolation? {

@@ -1,5 +1,6 @@
 import Foundation
 import Kingfisher
+import KingfisherSynchronization
 
 /// The output format an image request names.
 public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
@@ -61,6 +62,8 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
         /// The first of these formats that keeps the image (an animation stays animated), else
         /// JPEG, PNG or GIF, whichever keeps the image (opacity, animation) best.
         case negotiated([ImageFormat])
+        /// The source's format; HEIC, which the server cannot write, becomes JPEG (PNG with alpha).
+        case source
 
         /// JPEG, PNG or GIF only: what `auto` gives a client that names no modern format.
         static let fallback = Rendering.negotiated([])
@@ -70,6 +73,7 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
             switch self {
             case .fixed(let format): return format.rawValue.lowercased()
             case .negotiated(let formats): return (formats.map { $0.rawValue.lowercased() } + ["fallback"]).joined(separator: "+")
+            case .source: return "source"
             }
         }
     }
@@ -81,18 +85,48 @@ struct RenditionSerializer: CacheSerializer {
     let rendering: OutputFormat.Rendering
     /// Quality, AVIF speed and JPEG XL effort for every format.
     let encoding: ImageEncodingOptions
+    /// The most bytes a lossy answer may take: the quality is lowered by a quarter at a time
+    /// (thumbor's rule) until it fits, down to quality 0.05.
+    var maxBytes: Int?
+    /// The source's format, for ``OutputFormat/Rendering/source`` when `original` is not given.
+    var sourceFormat: SourceFormatBox?
 
     func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
+        guard let data = encodeOnce(image, original: original, encoding: encoding) else { return nil }
+        guard let maxBytes, data.count > maxBytes, Self.lossy.contains(ImageFormat(data: data)) else { return data }
+        var smaller = encoding
+        var best = data
+        while best.count > maxBytes, smaller.compressionQuality > 0.05 {
+            smaller.compressionQuality = max(0.05, smaller.compressionQuality * 0.75)
+            guard let next = encodeOnce(image, original: original, encoding: smaller) else { break }
+            best = next
+        }
+        return best
+    }
+
+    /// Formats whose size falls with the quality.
+    private static let lossy: Set<ImageFormat> = [.JPEG, .WebP, .AVIF, .JXL]
+
+    /// One encoding at `encoding`'s quality.
+    private func encodeOnce(_ image: KFCrossPlatformImage, original: Data?, encoding: ImageEncodingOptions) -> Data? {
         switch rendering {
         case .fixed(let format):
-            return encode(image, as: format)
+            return encode(image, as: format, encoding: encoding)
+        case .source:
+            let format = original.map { ImageFormat(data: $0) } ?? sourceFormat?.format ?? .unknown
+            switch format {
+            case .JPEG, .PNG, .WebP, .AVIF, .JXL: return encode(image, as: format, encoding: encoding)
+            case .GIF: return encode(image, as: image.isAnimated ? .GIF : .PNG, encoding: encoding)
+            case .HEIC, .unknown:
+                return encode(image, as: image.isAnimated ? .GIF : (image.isOpaque ? .JPEG : .PNG), encoding: encoding)
+            }
         case .negotiated(let preferred):
             for format in preferred {
-                guard let data = encode(image, as: format) else { continue }
+                guard let data = encode(image, as: format, encoding: encoding) else { continue }
                 // An encoder may merge identical neighbouring frames: a still is what is refused.
                 if !image.isAnimated || (try? ImageHeader(data: data))?.frameCount ?? 1 > 1 { return data }
             }
-            return encode(image, as: image.isAnimated ? .GIF : (image.isOpaque ? .JPEG : .PNG))
+            return encode(image, as: image.isAnimated ? .GIF : (image.isOpaque ? .JPEG : .PNG), encoding: encoding)
         }
     }
 
@@ -100,8 +134,8 @@ struct RenditionSerializer: CacheSerializer {
         try? KFCrossPlatformImage(data: data, options: options.imageCreatingOptions)
     }
 
-    /// `image` as `format` with ``encoding``; `nil` when the encoder failed.
-    private func encode(_ image: KFCrossPlatformImage, as format: ImageFormat) -> Data? {
+    /// `image` as `format` with `encoding`; `nil` when the encoder failed.
+    private func encode(_ image: KFCrossPlatformImage, as format: ImageFormat, encoding: ImageEncodingOptions) -> Data? {
         switch format {
         case .AVIF, .JXL: return try? image.encoded(as: format, options: encoding)
         default: return image.kf.data(format: format, compressionQuality: encoding.compressionQuality)
@@ -123,4 +157,17 @@ extension ImageFormat {
         case .unknown: return "application/octet-stream"
         }
     }
+}
+
+/// The format of the source a rendition was made from, noted by the processor that decoded it.
+final class SourceFormatBox: Sendable {
+    private let value = Mutex<ImageFormat?>(nil)
+
+    /// Notes `format`.
+    func record(_ format: ImageFormat) {
+        value.withLock { $0 = format }
+    }
+
+    /// The format noted, if any.
+    var format: ImageFormat? { value.withLock { $0 } }
 }

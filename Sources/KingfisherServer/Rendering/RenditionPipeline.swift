@@ -2,8 +2,9 @@ import Foundation
 import Kingfisher
 import KingfisherSynchronization
 
-/// Produces the bytes of a rendition through three tiers: the server's memory of rendered images,
-/// the disk cache, and a job that fetches and processes the source through `KingfisherManager`.
+/// Produces the bytes of a rendition through four tiers: the server's memory of rendered images,
+/// the disk cache, the original kept on disk (another size of the same source), and a job that
+/// fetches and processes the source through `KingfisherManager`.
 ///
 /// Jobs for the same rendition are shared (one origin fetch however many requests ask at once),
 /// bounded by a ``JobLimiter``, and given a deadline.
@@ -13,28 +14,44 @@ final class RenditionPipeline: Sendable {
     let limiter: JobLimiter
     let limits: ImageServerLimits
     let metrics: ServerMetrics
-    /// Quality, AVIF speed and JPEG XL effort of every rendition.
+    /// The default quality, AVIF speed and JPEG XL effort of renditions.
     let encoding: ImageEncodingOptions
+    /// Whether fetched originals are kept on disk for other renditions of the same source.
+    let keepsOriginals: Bool
+    /// Checks each redirect hop of an origin fetch.
+    let redirects: RedirectVetting?
     private let flights = SingleFlight<(Rendition, CacheTier)>()
 
     init(manager: KingfisherManager, limits: ImageServerLimits, memoryLimit: Int, metrics: ServerMetrics,
-         encoding: ImageEncodingOptions = ImageEncodingOptions(compressionQuality: 0.85, avifSpeed: ImageServerConfiguration.defaultAVIFSpeed)) {
+         encoding: ImageEncodingOptions = ImageEncodingOptions(compressionQuality: 0.85, avifSpeed: ImageServerConfiguration.defaultAVIFSpeed),
+         keepsOriginals: Bool = true, redirects: RedirectVetting? = nil) {
         self.manager = manager
         self.memory = RenditionMemoryCache(limit: memoryLimit)
         self.limiter = JobLimiter(maxRunning: limits.maxConcurrentJobs, maxWaiting: limits.maxQueuedJobs)
         self.limits = limits
         self.metrics = metrics
         self.encoding = encoding
+        self.keepsOriginals = keepsOriginals
+        self.redirects = redirects
     }
 
-    /// The rendition of `source` processed by `processor` and encoded as `rendering`, and the tier it came from.
+    /// The disk key of the original bytes of `source`.
+    static func originalKey(for source: URL) -> String { "kfserve-original:\(source.absoluteString)" }
+
+    /// The rendition of `source` processed by `processor` and encoded as `rendering` with
+    /// `encoding` (at most `maxBytes` when given), and the tier it came from.
     ///
     /// `vet` runs before the origin is fetched (the address check); cached renditions skip it.
     func rendition(
         source: URL, processor: any ImageProcessor, rendering: OutputFormat.Rendering,
+        encoding: ImageEncodingOptions? = nil, maxBytes: Int? = nil,
         vet: @escaping @Sendable () async throws -> Void
     ) async throws -> (Rendition, CacheTier) {
-        let cacheKey = "kfserve:\(rendering.token):\(source.absoluteString)"
+        let encoding = encoding ?? self.encoding
+        var output = rendering.token
+        if encoding.compressionQuality != self.encoding.compressionQuality { output += ",q\(encoding.compressionQuality)" }
+        if let maxBytes { output += ",max\(maxBytes)" }
+        let cacheKey = "kfserve:\(output):\(source.absoluteString)"
         let key = processor.identifier.isEmpty ? cacheKey : "\(cacheKey)@\(processor.identifier)"
         if let hit = memory.value(forKey: key) {
             return (hit, .memory)
@@ -47,9 +64,15 @@ final class RenditionPipeline: Sendable {
             return (rendition, .disk)
         }
         let ((rendition, tier), joined) = try await flights.value(forKey: key) { [self] in
-            try await vet()
+            // An expired rendition is revalidated with the origin by the manager; a new one is
+            // made from the kept original when there is one.
+            let usesOriginal = keepsOriginals && !disk.hasExpiredEntry(forKey: key)
+            let original = usesOriginal ? try? disk.value(forKey: Self.originalKey(for: source), extendingExpiration: .cacheTime) : nil
+            if original == nil { try await vet() }
             return try await limiter.run {
-                try await render(source: source, cacheKey: cacheKey, key: key, processor: processor, rendering: rendering)
+                try await render(source: source, original: original ?? nil, cacheKey: cacheKey, key: key, processor: processor,
+                                 serializer: RenditionSerializer(rendering: rendering, encoding: encoding, maxBytes: maxBytes,
+                                                                 sourceFormat: SourceFormatBox()))
             }
         }
         return (rendition, joined ? .shared : tier)
@@ -58,12 +81,17 @@ final class RenditionPipeline: Sendable {
     /// Fetches, processes and encodes one rendition through the manager (which stores it on disk
     /// with the origin's validators, and revalidates it there once it expires), and keeps it in memory.
     private func render(
-        source: URL, cacheKey: String, key: String, processor: any ImageProcessor, rendering: OutputFormat.Rendering
+        source: URL, original: Data?, cacheKey: String, key: String, processor: any ImageProcessor,
+        serializer: RenditionSerializer
     ) async throws -> (Rendition, CacheTier) {
         let limits = self.limits
-        let guarded = GuardedProcessor(wrapped: processor, limits: limits)
-        let serializer = RenditionSerializer(rendering: rendering, encoding: encoding)
-        let options: KingfisherOptionsInfo = [
+        let disk = manager.cache.diskStorage
+        let keep = keepsOriginals && original == nil
+        let originalKey = Self.originalKey(for: source)
+        let guarded = GuardedProcessor(wrapped: processor, limits: limits, sourceFormat: serializer.sourceFormat) { bytes in
+            if keep { try? disk.store(value: bytes, forKey: originalKey) }
+        }
+        var options: KingfisherOptionsInfo = [
             .processor(guarded),
             .cacheSerializer(serializer),
             .decodingLimits(ImageDecodingLimits(
@@ -73,36 +101,42 @@ final class RenditionPipeline: Sendable {
             .revalidateExpiredCache,
             .waitForCache,
         ]
+        if let redirects { options.append(.redirectHandler(redirects)) }
+        let retrievalOptions = options
         let received = Mutex<Int64>(0)
-        let resource = KF.ImageResource(downloadURL: source, cacheKey: cacheKey)
+        let resource: Source = original.map { .provider(RawImageDataProvider(data: $0, cacheKey: cacheKey)) }
+            ?? .network(KF.ImageResource(downloadURL: source, cacheKey: cacheKey))
         let manager = self.manager
         let result: RetrieveImageResult
         do {
             result = try await Deadline.run(seconds: limits.processingTimeout, onTimeout: ImageServerError(
                 .gatewayTimeout, "fetching and processing the image took longer than \(Self.seconds(limits.processingTimeout))"
             )) {
-                try await manager.retrieveImage(with: resource, options: options) { receivedSize, _ in
+                try await manager.retrieveImage(with: resource, options: retrievalOptions) { receivedSize, _ in
                     received.withLock { $0 = max($0, receivedSize) }
                 }
             }
         } catch {
             metrics.recordUpstream(bytes: received.withLock { $0 })
+            if let refusal = redirects?.refusal(for: source) { throw refusal }
             let refusal = guarded.failure.error
             throw ImageServerError(mapping: refusal ?? error, source: source)
         }
         metrics.recordUpstream(bytes: received.withLock { $0 })
+        // An origin that allows no caching (max-age=0) leaves the rendition expired at once: its
+        // original must not outlive it either.
+        if keep, !disk.isCached(forKey: key) { try? disk.remove(forKey: originalKey) }
         // The manager has written the rendition to disk (waitForCache), or the origin confirmed
         // it (304): answer those bytes rather than encoding the image a second time. An entry
         // already expired (the origin said max-age=0) is left alone for the next revalidation.
-        let disk = manager.cache.diskStorage
         let stored = disk.isCached(forKey: key) ? try? disk.value(forKey: key, extendingExpiration: .none) : nil
         guard let bytes = stored ?? serializer.data(with: result.image, original: nil), !bytes.isEmpty else {
-            throw ImageServerError(.internalServerError, "the processed image could not be encoded as \(rendering.token)")
+            throw ImageServerError(.internalServerError, "the processed image could not be encoded as \(serializer.rendering.token)")
         }
         let rendition = Rendition(bytes: bytes, key: key)
         memory.store(rendition, forKey: key)
         switch result.cacheType {
-        case .none: return (rendition, .origin)
+        case .none: return (rendition, original == nil ? .origin : .original)
         case .disk: return (rendition, .revalidated)
         case .memory: return (rendition, .memory)
         }

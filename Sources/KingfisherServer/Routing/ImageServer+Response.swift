@@ -1,56 +1,99 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Kingfisher
 
 extension ImageServer {
-    /// Checks the request (path, signature, allow-list), gets the rendition and builds the answer:
-    /// `200` with the image, or `304` when `If-None-Match` names its entity tag.
-    func imageResponse(to request: Request, parameters: Parameters) async throws -> (Response, CacheTier) {
-        let signature: String = parameters.get("signature") ?? ""
-        let format: String = parameters.get("format") ?? ""
-        let spec: String = parameters.get("spec") ?? ""
-        let source: String = parameters.get("source") ?? ""
-        let path = try ImagePath(signature: Substring(signature), format: Substring(format), spec: Substring(spec), source: Substring(source))
-        try verifySignature(of: path)
-        let processor = try path.processor()
-        guard configuration.allowedSources.allows(path.source) else {
-            throw ImageServerError(.forbidden, "the source host '\(path.source.host ?? "")' is not in the allow-list")
+    /// Parses the request in `grammar`, checks its source, gets the rendition and builds the answer:
+    /// `200` with the image (headers only for `HEAD`), or `304` when `If-None-Match` names its entity
+    /// tag or, without one, `If-Modified-Since` is not older than it.
+    func imageResponse(to request: Request, grammar: any RenditionGrammar, rawPath: Substring) async throws -> (Response, CacheTier) {
+        let rendition = try grammar.request(forRawPath: rawPath)
+        if let expires = rendition.headers.expires, expires < Date() {
+            throw ImageServerError(.notFound, "the URL expired at \(Self.httpDate(expires))")
         }
-        let rendering = path.format.rendering(accept: request.headers[.accept])
-        let host = path.source.host ?? ""
+        guard configuration.allowedSources.allows(rendition.source) else {
+            throw ImageServerError(grammar.refusedSourceStatus,
+                                   "the source host '\(rendition.source.host ?? "")' is not in the allow-list")
+        }
+        let processor = try RenditionProcessor(operations: rendition.operations)
+        let rendering = Self.rendering(of: rendition.output, accept: request.headers[.accept])
+        var encoding = pipeline.encoding
+        if let quality = rendition.quality { encoding.compressionQuality = min(max(quality, 0.01), 1) }
+        let host = rendition.source.host ?? ""
         let addressGuard = self.addressGuard
-        let (rendition, tier) = try await pipeline.rendition(
-            source: path.source, processor: processor, rendering: rendering,
-            vet: { try await addressGuard.check(host: host) })
+        let (answer, tier) = try await pipeline.rendition(
+            source: rendition.source, processor: processor, rendering: rendering, encoding: encoding,
+            maxBytes: rendition.maxBytes, vet: { try await addressGuard.check(host: host) })
         metrics.recordCache(tier)
 
         var headers = HTTPFields()
-        headers[.eTag] = rendition.etag
-        headers[.cacheControl] = "public, max-age=\(configuration.maxAge)"
-        if path.format == OutputFormat.auto { headers[.vary] = "Accept" }
-        if let ifNoneMatch = request.headers[.ifNoneMatch], rendition.matches(ifNoneMatch: ifNoneMatch) {
+        headers[.eTag] = answer.etag
+        headers[.lastModified] = Self.httpDate(answer.lastModified)
+        headers[.cacheControl] = "public, max-age=\(rendition.headers.maxAge ?? configuration.maxAge)"
+        if case .negotiated = rendition.output { headers[.vary] = "Accept" }
+        for (name, value) in rendition.headers.extra.sorted(by: { $0.key < $1.key }) {
+            if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        if let stem = rendition.headers.fileName {
+            let disposition = rendition.headers.attachment ? "attachment" : "inline"
+            let safe = stem.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline }
+            headers[.contentDisposition] = "\(disposition); filename=\"\(safe).\(answer.fileExtension)\""
+        }
+        if Self.isNotModified(request, answer) {
             return (Response(status: .notModified, headers: headers), tier)
         }
-        headers[.contentType] = rendition.contentType
-        let body = ResponseBody(byteBuffer: ByteBuffer(bytes: rendition.bytes))
+        headers[.contentType] = answer.contentType
+        headers[.contentLength] = String(answer.bytes.count)
+        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.bytes))
         return (Response(status: .ok, headers: headers, body: body), tier)
     }
 
-    /// Throws 403 unless the path carries a valid signature, or `unsafe` on a server that allows unsigned requests.
-    private func verifySignature(of path: ImagePath) throws {
-        if path.signature == ImagePath.unsigned {
-            guard configuration.allowsUnsigned else {
-                throw ImageServerError(.forbidden, "the request is not signed and the server accepts only signed requests")
-            }
-            return
-        }
-        guard let signer else {
-            throw ImageServerError(.forbidden, "the server has no signing key; only 'unsafe' paths are served")
-        }
-        guard signer.isValid(
-            signature: path.signature, format: path.format.rawValue, spec: path.spec, source: path.source.absoluteString)
-        else {
-            throw ImageServerError(.forbidden, "the signature does not match the path")
+    /// Whether the client's validators say it holds `answer` already.
+    static func isNotModified(_ request: Request, _ answer: Rendition) -> Bool {
+        if let ifNoneMatch = request.headers[.ifNoneMatch] { return answer.matches(ifNoneMatch: ifNoneMatch) }
+        guard let since = request.headers[.ifModifiedSince].flatMap(parseHTTPDate) else { return false }
+        return answer.lastModified.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
+    }
+
+    /// How `output` is encoded for a client sending `accept`.
+    static func rendering(of output: RenditionOutput, accept: String?) -> OutputFormat.Rendering {
+        switch output {
+        case .fixed(let format): return .fixed(format)
+        case .negotiated: return OutputFormat.auto.rendering(accept: accept)
+        case .source: return .source
         }
     }
+
+    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    static func httpDate(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let day = weekdays[Int(parts.tm_wday) % 7]
+        let month = months[Int(parts.tm_mon) % 12]
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(day), \(two(parts.tm_mday)) \(month) \(parts.tm_year + 1900) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
+
+    /// An IMF-fixdate parsed, or `nil`.
+    static func parseHTTPDate(_ text: String) -> Date? {
+        let fields = text.split(separator: " ")
+        guard fields.count == 6, fields[5] == "GMT", let day = Int(fields[1]), let year = Int(fields[3]),
+              let month = months.firstIndex(of: String(fields[2])) else { return nil }
+        let time = fields[4].split(separator: ":").compactMap { Int($0) }
+        guard time.count == 3 else { return nil }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(time[0])
+        parts.tm_min = Int32(time[1])
+        parts.tm_sec = Int32(time[2])
+        let seconds = timegm(&parts)
+        return seconds < 0 ? nil : Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 }

@@ -1,0 +1,109 @@
+import Foundation
+import Kingfisher
+
+/// Runs a ``RenditionRequest``'s operations on the source, as one `ImageProcessor` for the
+/// manager's pipeline.
+///
+/// When the first operation is geometry that shrinks the image, the source is decoded already
+/// reduced (a JPEG at 1/2, 1/4 or 1/8, a WebP to any size) and the geometry's crop rectangles are
+/// scaled to the decoded size, so a 2K photo asked for at 512 px never exists at full size. The
+/// resolved sizes are those of the full-size source, so every grammar's rounding is kept.
+struct RenditionProcessor: ImageProcessor {
+    let operations: [RenditionOperation]
+    let identifier: String
+    /// The processors of the `.spec` operations, by operation index.
+    private let specProcessors: [Int: any ImageProcessor]
+
+    /// A processor for `operations`.
+    ///
+    /// - Throws: ``ImageServerError`` (400) when a `.spec` operation does not parse.
+    init(operations: [RenditionOperation]) throws {
+        self.operations = operations
+        var processors: [Int: any ImageProcessor] = [:]
+        var parts: [String] = []
+        for (index, operation) in operations.enumerated() {
+            switch operation {
+            case .spec(let text):
+                do {
+                    let processor = try ProcessorSpec(parsing: text).processor()
+                    processors[index] = processor
+                    parts.append(processor.identifier)
+                } catch let error as ProcessorSpecError {
+                    throw ImageServerError(.badRequest, "bad processor spec: \(error.description)")
+                }
+            case .geometry(let geometry): parts.append("geometry(\(geometry.description))")
+            case .step(let step): parts.append("step(\(step))")
+            case .filter(let filter): parts.append("filter(\(filter))")
+            }
+        }
+        specProcessors = processors
+        if operations.count == 1, case .spec = operations[0], let only = parts.first {
+            // The server's own grammar keeps the cache keys it has always had.
+            identifier = only
+        } else {
+            identifier = parts.isEmpty ? "" : "kfserve.rendition(\(parts.joined(separator: "|")))"
+        }
+    }
+
+    func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        var image: KFCrossPlatformImage
+        var next = 0
+        switch item {
+        case .image(let decoded):
+            image = decoded
+        case .data(let data):
+            if case .spec = operations.first, let processor = specProcessors[0] {
+                // The spec's own processor decodes (a downsample scales while decoding).
+                guard let processed = processor.process(item: item, options: options) else { return nil }
+                image = processed
+                next = 1
+            } else if case .geometry(let geometry)? = operations.first {
+                guard let reduced = Self.decodeReduced(data, geometry: geometry, options: options) else { return nil }
+                image = reduced
+                next = 1
+            } else {
+                guard let decoded = try? KFCrossPlatformImage(data: data, options: options.imageCreatingOptions) else { return nil }
+                image = decoded
+            }
+        }
+        for index in operations.indices.dropFirst(next) {
+            switch operations[index] {
+            case .spec:
+                guard let processor = specProcessors[index],
+                      let processed = processor.process(item: .image(image), options: options) else { return nil }
+                image = processed
+            case .geometry(let geometry):
+                image = GeometryExecutor.apply(geometry.rule.steps(width: image.pixelWidth, height: image.pixelHeight), to: image)
+            case .step(let step):
+                image = GeometryExecutor.apply([step], to: image)
+            case .filter(let filter):
+                guard let filtered = FilterExecutor.apply(filter, to: image, options: options) else { return nil }
+                image = filtered
+            }
+        }
+        return image
+    }
+
+    /// Decodes `data` as small as `geometry`'s first resize allows and runs the geometry on it.
+    private static func decodeReduced(_ data: Data, geometry: RenditionGeometry,
+                                      options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        var creating = options.imageCreatingOptions
+        guard let header = try? ImageHeader(data: data) else {
+            guard let image = try? KFCrossPlatformImage(data: data, options: creating) else { return nil }
+            return GeometryExecutor.apply(geometry.rule.steps(width: image.pixelWidth, height: image.pixelHeight), to: image)
+        }
+        let upright = header.orientedPixelSize
+        let steps = geometry.rule.steps(width: upright.width, height: upright.height)
+        if let factor = GeometryExecutor.reduction(of: steps, width: upright.width, height: upright.height), factor < 1 {
+            creating.minimumPixelSize = CGSize(width: (Double(upright.width) * factor).rounded(.up),
+                                               height: (Double(upright.height) * factor).rounded(.up))
+        }
+        guard let image = try? KFCrossPlatformImage(data: data, options: creating) else { return nil }
+        if image.pixelWidth == upright.width && image.pixelHeight == upright.height {
+            return GeometryExecutor.apply(steps, to: image)
+        }
+        let scaleX = Double(image.pixelWidth) / Double(max(upright.width, 1))
+        let scaleY = Double(image.pixelHeight) / Double(max(upright.height, 1))
+        return GeometryExecutor.apply(GeometryExecutor.rescaling(steps, x: scaleX, y: scaleY), to: image)
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+@testable import Kingfisher
+import KingfisherTestServer
+import Testing
+@testable import KingfisherServer
+
+/// What every grammar gets from the server: the originals cache, redirects checked hop by hop,
+/// HEAD, Last-Modified, per-request quality and size caps, and mounts at prefixes.
+@Suite("kf serve renditions")
+struct RenditionServingTests {
+    @Test("twenty sizes of one photo fetch the origin once; without the originals cache, once each")
+    func originalsAreFetchedOnce() async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            for side in 10..<30 {
+                let response = try await harness.get(harness.path("/a.jpg", spec: "downsample(\(side)x\(side))", format: .png))
+                #expect(response.status == .ok)
+                let header = try ImageHeader(data: response.data)
+                #expect(max(header.pixelWidth, header.pixelHeight) == side)
+            }
+            #expect(harness.origin.requestCount(for: "/a.jpg") == 1)
+        }
+        try await ServeKit.run(configure: { $0.keepsOriginals = false }) { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            for side in 10..<13 {
+                let response = try await harness.get(harness.path("/a.jpg", spec: "downsample(\(side)x\(side))"))
+                #expect(response.status == .ok)
+            }
+            #expect(harness.origin.requestCount(for: "/a.jpg") == 3)
+        }
+    }
+
+    @Test("HEAD answers the headers of GET with no body")
+    func head() async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            let path = harness.path("/a.jpg", spec: "downsample(20x20)", format: .webp)
+            let head = try await harness.send(.head, path)
+            #expect(head.status == .ok)
+            #expect(head.body.readableBytes == 0)
+            let get = try await harness.get(path)
+            #expect(head.headers[.contentLength] == String(get.data.count))
+            #expect(head.headers[.contentType] == "image/webp")
+            #expect(head.headers[.eTag] == get.headers[.eTag])
+        }
+    }
+
+    @Test("Last-Modified is sent and If-Modified-Since at or after it is 304")
+    func lastModified() async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            let path = harness.path("/a.jpg", spec: "downsample(20x20)")
+            let first = try await harness.get(path)
+            let stamp = try #require(first.headers[.lastModified])
+            let date = try #require(ImageServer.parseHTTPDate(stamp))
+            #expect(abs(date.timeIntervalSinceNow) < 120)
+            #expect(ImageServer.httpDate(date) == stamp)
+            #expect(try await harness.get(path, headers: [.ifModifiedSince: stamp]).status == .notModified)
+            let earlier = ImageServer.httpDate(date.addingTimeInterval(-3600))
+            #expect(try await harness.get(path, headers: [.ifModifiedSince: earlier]).status == .ok)
+        }
+    }
+
+    @Test("redirects are followed within the allow-list and refused, naming the hop, outside it")
+    func redirects() async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            harness.origin.route("/moved.jpg", .redirect(to: harness.origin.url("/a.jpg").absoluteString))
+            harness.origin.route("/away.jpg", .redirect(to: "http://example.com/a.jpg"))
+            harness.origin.route("/file.jpg", .redirect(to: "file:///etc/passwd"))
+            let moved = try await harness.get(harness.path("/moved.jpg", spec: "downsample(16x16)"))
+            #expect(moved.status == .ok)
+            #expect(try ImageHeader(data: moved.data).pixelWidth == 16)
+            let away = try await harness.get(harness.path("/away.jpg", spec: "downsample(16x16)"))
+            #expect(away.status == .forbidden)
+            #expect(away.text.contains("redirected to host 'example.com'"))
+            let file = try await harness.get(harness.path("/file.jpg", spec: "downsample(16x16)"))
+            #expect(file.status == .forbidden)
+            #expect(file.text.contains("not an http(s) URL"))
+        }
+        try await ServeKit.run(configure: { $0.maxRedirects = 0 }) { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            harness.origin.route("/moved.jpg", .redirect(to: harness.origin.url("/a.jpg").absoluteString))
+            let moved = try await harness.get(harness.path("/moved.jpg", spec: "downsample(16x16)"))
+            #expect(moved.status.code >= 400)
+            #expect(harness.origin.requestCount(for: "/a.jpg") == 0)
+        }
+    }
+
+    @Test("quality and a byte cap are per request, and each has its own cache entry")
+    func qualityAndMaxBytes() async throws {
+        try await ServeKit.run { harness in
+            let photo = try ServeKit.gradient(width: 400, height: 300, alpha: false).encoded(as: .JPEG)
+            harness.origin.route("/p.jpg", .ok(photo))
+            let source = harness.origin.url("/p.jpg")
+            let processor = try RenditionProcessor(operations: [])
+            func bytes(quality: Double?, maxBytes: Int?) async throws -> Data {
+                var encoding = harness.server.pipeline.encoding
+                if let quality { encoding.compressionQuality = quality }
+                return try await harness.server.pipeline.rendition(
+                    source: source, processor: processor, rendering: .fixed(.JPEG), encoding: encoding, maxBytes: maxBytes,
+                    vet: {}).0.bytes
+            }
+            let high = try await bytes(quality: 0.95, maxBytes: nil)
+            let low = try await bytes(quality: 0.3, maxBytes: nil)
+            #expect(low.count < high.count)
+            let capped = try await bytes(quality: 0.95, maxBytes: low.count + 200)
+            #expect(capped.count <= low.count + 200)
+            #expect(capped.count < high.count)
+            #expect(try await bytes(quality: 0.95, maxBytes: nil) == high)
+        }
+    }
+
+    @Test("the source's own format is kept when a grammar asks for it; HEIC is answered as JPEG")
+    func sourceFormat() async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/a.png", .ok(ServeKit.png))
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            let processor = try RenditionProcessor(operations: [.step(.flip(horizontal: true, vertical: false))])
+            for (route, format) in [("/a.png", ImageFormat.PNG), ("/a.jpg", .JPEG)] {
+                let (rendition, _) = try await harness.server.pipeline.rendition(
+                    source: harness.origin.url(route), processor: processor, rendering: .source, vet: {})
+                #expect(ImageFormat(data: rendition.bytes) == format, "\(route)")
+            }
+        }
+    }
+
+    @Test("a grammar mounted at a prefix gets the raw path below it; other paths stay the server's")
+    func mounts() async throws {
+        let grammar = EchoGrammar()
+        try await ServeKit.run(configure: { $0.mounts = [GrammarMount(prefix: "echo/", grammar: grammar)] }) { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            let source = harness.origin.url("/a.jpg").absoluteString
+            let encoded = source.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let echoed = try await harness.get("/echo/\(encoded)")
+            #expect(echoed.status == .ok)
+            #expect(ImageFormat(data: echoed.data) == .PNG)
+            #expect(try await harness.get("/echo").status == .notFound)
+            #expect(try await harness.get("/health").status == .ok)
+            #expect(try await harness.get(harness.path("/a.jpg")).status == .ok)
+            let refused = try await harness.get("/echo/\("http://example.com/a.jpg".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+            #expect(refused.status == .notAcceptable)
+        }
+        try await ServeKit.run(configure: { $0.mounts = [GrammarMount(prefix: "/", grammar: grammar)] }) { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            let encoded = harness.origin.url("/a.jpg").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let image = try await harness.get("/\(encoded)")
+            #expect(image.status == .ok)
+            #expect(try await harness.get("/health").text == "ok\n")
+            #expect(try await harness.get("/healthcheck").text == "WORKING")
+        }
+    }
+}
+
+/// A grammar whose path is one percent-encoded source URL, answered as PNG; refusals are 406 so
+/// the tests can tell them from the server's own.
+private struct EchoGrammar: RenditionGrammar {
+    var name: String { "echo" }
+    var refusedSourceStatus: HTTPResponse.Status { .notAcceptable }
+
+    func request(forRawPath rawPath: Substring) throws -> RenditionRequest {
+        guard let text = rawPath.dropFirst().removingPercentEncoding, let url = URL(string: text), url.host != nil else {
+            throw ImageServerError(.notFound, "not a source")
+        }
+        return RenditionRequest(source: url, output: .fixed(.PNG))
+    }
+}
