@@ -27,6 +27,23 @@ import Testing
         #expect(GravityCroppingImageProcessor(size: CGSize(width: 0, height: 10)).process(item: .image(image), options: options) == nil)
     }
 
+    /// Smart gravity crops where the subject is, as the smart crop finds it, in cropTo and in fill.
+    @Test func smartGravityFollowsTheSubject() throws {
+        let image = KFCrossPlatformImage(frame: Images.painted(width: 90, height: 30) { x, y in
+            x >= 64 && x < 84 && y >= 5 && y < 25
+                ? ((x / 2 + y / 2) % 2 == 0 ? Images.red : RGBA8(r: 255, g: 220, b: 0, a: 255))
+                : RGBA8(r: 128, g: 128, b: 128, a: 255)
+        })
+        let expected = image.smartCropRect(width: 30, height: 30)
+        #expect(expected.minX >= 54)
+        let cropped = try #require(GravityCroppingImageProcessor(size: CGSize(width: 30, height: 30), gravity: .smart)
+            .process(item: .image(image), options: options))
+        #expect(cropped == image.cropped(toPixelRect: expected))
+        let filled = try #require(FittingImageProcessor(size: CGSize(width: 15, height: 15), mode: .fill, gravity: .smart)
+            .process(item: .image(image), options: options))
+        #expect(filled == image.cropped(toPixelRect: expected).resampled(toPixelWidth: 15, height: 15))
+    }
+
     @Test func extendingGrowsTheCanvasOnly() throws {
         let image = TestImages.solid(width: 4, height: 2, Images.red)
         let result = try #require(ExtendingImageProcessor(size: CGSize(width: 10, height: 10), gravity: .southEast, background: .white)
@@ -129,6 +146,8 @@ import Testing
             ("levels(1.44,-25)", ColorLevelsImageProcessor(contrast: 1.44, brightness: -25)),
             ("grayscale", GrayscaleImageProcessor()),
             ("GrayScale()", GrayscaleImageProcessor()),
+            ("sharpen(1.5)", SharpeningImageProcessor(sigma: 1.5)),
+            ("smartCrop(30x40)", SmartCroppingImageProcessor(size: CGSize(width: 30, height: 40))),
         ]
         for (text, expected) in cases {
             #expect(try ProcessorSpec(parsing: text).processor().identifier == expected.identifier, "\(text)")
@@ -165,6 +184,10 @@ import Testing
         ("levels(1,nan)", "the brightness must be a number, got 'nan'"),
         ("grayscale(1)", "takes 0 arguments: grayscale"),
         ("greyscale", "unknown processor 'greyscale' at column 1; did you mean 'grayscale'?"),
+        ("sharpen(-1)", "in 'sharpen(-1)': the sigma must not be negative"),
+        ("sharpen()", "takes 1 argument: sharpen(SIGMA)"),
+        ("smartCrop(30)", "in 'smartCrop(30)': the size must be WxH with positive numbers, got '30'"),
+        ("smartCrop(3x3,north)", "takes 1 argument: smartCrop(WxH)"),
     ])
     func badGeometryArgumentsSayWhatIsWrong(spec: String, expected: String) {
         do {

@@ -19,7 +19,8 @@ public enum FittingMode: String, Sendable, Hashable, CaseIterable {
 /// Without `allowsEnlarging` nothing is scaled up: `fit` and `force` stop at the image's own size,
 /// and `fill` on an image smaller than the box crops the largest part with the box's aspect ratio at
 /// `gravity` instead. Pixel offsets of `gravity` count in pixels of the result, at
-/// `options.scaleFactor`. `.data` is decoded at the smallest size a JPEG or WebP decoder can give
+/// `options.scaleFactor`; ``Gravity/smart`` places the crop where
+/// ``KFCrossPlatformImage/smartCropRect(width:height:)`` finds the subject. `.data` is decoded at the smallest size a JPEG or WebP decoder can give
 /// that still covers the result (a JPEG at 1/2, 1/4 or 1/8), so a large photo never exists at full
 /// size. Every frame of an animation is resized. The result has `options.scaleFactor`. `nil` when the
 /// data does not decode, a side of `size` is negative or not finite, or the result would exceed

@@ -37,8 +37,10 @@ public enum Gravity: Sendable, Hashable, CustomStringConvertible {
     case compass(Compass, xOffset: CGFloat = 0, yOffset: CGFloat = 0)
     /// Centred on the point (`x`, `y`), each a fraction 0...1 of the outer side (clamped).
     case focalPoint(x: CGFloat, y: CGFloat)
-    /// Content-aware placement, which `SmartCroppingImageProcessor` works out from the pixels.
-    /// ``rect(forCropWidth:height:inImageWidth:height:)`` cannot see pixels and treats it as `.center`.
+    /// Content-aware placement, worked out from the pixels by
+    /// ``KFCrossPlatformImage/smartCropRect(width:height:)``, as ``GravityCroppingImageProcessor``
+    /// and ``FittingImageProcessor``'s `fill` do. ``rect(forCropWidth:height:inImageWidth:height:)``
+    /// cannot see pixels and treats it as `.center`, and so does ``ExtendingImageProcessor``.
     case smart
 
     /// Centred.

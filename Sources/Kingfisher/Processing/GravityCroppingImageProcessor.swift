@@ -5,8 +5,9 @@ import Foundation
 /// The size is `size × options.scaleFactor` pixels, each side rounded half away from zero, and is
 /// clamped to the image: an image smaller than `size` in a direction keeps that direction whole. See
 /// ``Gravity/rect(forCropWidth:height:inImageWidth:height:)``; pixel offsets of the gravity are
-/// multiplied by `options.scaleFactor`, and ``Gravity/smart`` crops at the centre (content-aware
-/// cropping is `SmartCroppingImageProcessor`'s). Every frame of an animation is cropped; the result
+/// multiplied by `options.scaleFactor`, and ``Gravity/smart`` places the crop where
+/// ``KFCrossPlatformImage/smartCropRect(width:height:)`` finds the subject on the first frame (as
+/// ``SmartCroppingImageProcessor`` does). Every frame of an animation is cropped; the result
 /// has `options.scaleFactor`. `nil` when data does not decode or a side of `size` is not positive
 /// and finite.
 public struct GravityCroppingImageProcessor: ImageProcessor {
@@ -30,8 +31,10 @@ public struct GravityCroppingImageProcessor: ImageProcessor {
         guard let target = GeometryLimits.pixels(size, scale: options.scaleFactor, allowsZero: false),
               let image = item.decodedImage(options: options)
         else { return nil }
-        let rect = gravity.scaled(by: options.scaleFactor).rect(
-            forCropWidth: target.width, height: target.height, inImageWidth: image.pixelWidth, height: image.pixelHeight)
+        let rect = gravity == .smart
+            ? image.smartCropRect(width: min(target.width, image.pixelWidth), height: min(target.height, image.pixelHeight))
+            : gravity.scaled(by: options.scaleFactor).rect(
+                forCropWidth: target.width, height: target.height, inImageWidth: image.pixelWidth, height: image.pixelHeight)
         return image.cropped(toPixelRect: rect).kf.scaled(to: options.scaleFactor)
     }
 }

@@ -29,9 +29,11 @@ extension ProcessorSpec {
       rotate(90|180|270)             turn clockwise
       levels(C,B)                    each colour channel c becomes C·(c−128)+128+B
       grayscale                      Rec. 601 luma, no exposure lift
+      sharpen(SIGMA)                 unsharp mask of Gaussian deviation SIGMA
+      smartCrop(WxH)                 crop to WxH where the subject most likely is
     GRAVITY is center, north, south, east, west, northEast, northWest, southEast or southWest, each
     optionally with offsets NAME:X:Y (pixels when 1 or more, else fractions of the image); fp:X:Y,
-    a focal point with X and Y in 0...1; or smart (the centre, for cropTo and extend).
+    a focal point with X and Y in 0...1; or smart (as smartCrop places it; the centre for extend).
     """
 
     /// The processor chain the spec describes; throws ``ProcessorSpecError`` naming the step whose
@@ -49,7 +51,7 @@ extension ProcessorSpec {
     /// The processor names, spelled as ``grammar`` shows them; a spec may write them in any case.
     static let names = [
         "downsample", "resize", "round", "crop", "blur", "tint", "overlay", "colorControls", "blackWhite", "border", "blend",
-        "fit", "cropRect", "cropTo", "extend", "pad", "flip", "rotate", "levels", "grayscale",
+        "fit", "cropRect", "cropTo", "extend", "pad", "flip", "rotate", "levels", "grayscale", "sharpen", "smartCrop",
     ]
 
     private static func processor(for step: Step) throws -> any ImageProcessor {
@@ -190,6 +192,12 @@ extension ProcessorSpec {
         case "grayscale":
             try step.expectArguments(0, 0, usage: "grayscale")
             return GrayscaleImageProcessor()
+        case "sharpen":
+            try step.expectArguments(1, 1, usage: "sharpen(SIGMA)")
+            return SharpeningImageProcessor(sigma: try nonNegative(step.number(0, "the sigma"), "the sigma", step))
+        case "smartCrop":
+            try step.expectArguments(1, 1, usage: "smartCrop(WxH)")
+            return SmartCroppingImageProcessor(size: try step.size(0, "the size"))
         default:
             throw ProcessorSpecError(step: step.text, reason: "unknown processor '\(step.name)'", column: step.column)
         }

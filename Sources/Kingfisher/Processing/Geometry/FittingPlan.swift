@@ -13,6 +13,8 @@ struct FittingPlan: Equatable {
     let width: Int
     /// Height of the result in pixels.
     let height: Int
+    /// Whether the crop is placed on the pixels (``Gravity/smart``) rather than by `crop`'s origin.
+    let placesSmartly: Bool
 
     /// The plan for a `sourceWidth` × `sourceHeight` source and a target of `targetWidth` ×
     /// `targetHeight` pixels, where 0 leaves a side free; the source size must be positive.
@@ -22,6 +24,7 @@ struct FittingPlan: Equatable {
         self.sourceHeight = sourceHeight
         let full = (x: 0, y: 0, width: sourceWidth, height: sourceHeight)
         let boxed = targetWidth > 0 && targetHeight > 0
+        placesSmartly = mode == .fill && boxed && gravity == .smart
         switch mode {
         case .fill where boxed:
             // The largest part of the source with the target's aspect ratio.
@@ -50,7 +53,7 @@ struct FittingPlan: Equatable {
 
     static func == (lhs: FittingPlan, rhs: FittingPlan) -> Bool {
         lhs.sourceWidth == rhs.sourceWidth && lhs.sourceHeight == rhs.sourceHeight && lhs.crop == rhs.crop
-            && lhs.width == rhs.width && lhs.height == rhs.height
+            && lhs.width == rhs.width && lhs.height == rhs.height && lhs.placesSmartly == rhs.placesSmartly
     }
 
     /// The smallest source size whose kept part still has at least the result's pixels, for
@@ -74,6 +77,10 @@ struct FittingPlan: Equatable {
                        width: Double(crop.width) * scaleX, height: Double(crop.height) * scaleY),
                 width: image.pixelWidth, height: image.pixelHeight)
             kept = bounds
+        }
+        if placesSmartly {
+            let rect = image.smartCropRect(width: kept.width, height: kept.height)
+            kept = (Int(rect.minX), Int(rect.minY), kept.width, kept.height)
         }
         return image.cropped(x: kept.x, y: kept.y, width: kept.width, height: kept.height)
             .resampled(width: width, height: height)
