@@ -5,15 +5,19 @@ import Kingfisher
 /// imgproxy's URL grammar: `/<signature>/<option:args>/…/plain/<url>[@ext]` or
 /// `/<signature>/<option:args>/…/<base64url split by />[.ext]`, answered as imgproxy 4 answers it.
 ///
-/// Statuses follow imgproxy: 403 for a bad signature, 404 for a malformed path, an unknown option,
-/// a bad argument, an expired URL or a source that is not http(s); 422 for an output format kf
-/// cannot write. Output: an extension or `f` fixes the format; without one the source's format is
-/// kept (``RenditionOutput/source``, kf's reading of imgproxy's `jpeg,png,gif` preferred formats);
-/// with `IMGPROXY_AUTO_*` (no extension) or `IMGPROXY_ENFORCE_*` (always) the format is negotiated
-/// from `Accept` by kf's own rule (AVIF, then WebP, then JPEG/PNG/GIF), whichever of WebP/AVIF was
-/// enabled. JPEG output without `bg` is flattened onto white, as imgproxy flattens for formats
-/// without alpha. Blur, sharpen and `bg` run after the whole geometry, so with `ex`/`pd` the blur also
-/// reaches the added border (imgproxy blurs before extending).
+/// Statuses follow imgproxy: 403 for a bad signature and for the per-URL security options, 404 for a
+/// malformed path, an unknown or unsupported option (`t`, `pix`, `wm`, `raw`), a bad argument, an
+/// expired URL or a source that is not http(s); 422 for an output format kf cannot write.
+///
+/// Output: an extension or `f` fixes the format. Without one the answer is
+/// ``RenditionOutput/source``: imgproxy keeps JPEG, PNG and GIF sources and turns others into
+/// JPEG/PNG/GIF, while `.source` also keeps WebP, AVIF and JPEG XL. With `IMGPROXY_AUTO_*` (no
+/// extension) or `IMGPROXY_ENFORCE_*` (always) the format is negotiated from `Accept` by kf's own
+/// rule (AVIF, then WebP, then JPEG/PNG/GIF), whichever of WebP/AVIF was enabled. JPEG output
+/// without `bg` is flattened onto white, as imgproxy flattens for formats without alpha. Blur,
+/// sharpen and `bg` run after the whole geometry, so with `ex`/`pd` the blur also reaches the
+/// added border (imgproxy blurs before extending). `ar`, `sm`, `kcr`, `scp`, `ph`, `eth`, `skp` and
+/// `cb` are read and change nothing: kf always applies EXIF orientation and writes no metadata.
 public struct ImgproxyGrammar: RenditionGrammar {
     /// The imgproxy configuration.
     public let configuration: ImgproxyConfiguration
