@@ -167,3 +167,19 @@ public enum Gravity: Sendable, Hashable, CustomStringConvertible {
         value.isNaN ? 0.5 : min(max(Double(value), 0), 1)
     }
 }
+
+extension ProcessorSpec.Step {
+    /// The argument at `index` as a gravity, or a thrown error listing the spellings.
+    func gravity(_ index: Int) throws -> Gravity {
+        let written = try argument(index, "the gravity")
+        if let gravity = Gravity(parsing: written) { return gravity }
+        let name = String(written.split(separator: ":", omittingEmptySubsequences: false).first ?? "")
+        let names = Gravity.Compass.allCases.map(\.rawValue) + ["fp", "smart"]
+        let guess = names.contains(where: { $0.lowercased() == name.lowercased() }) ? nil
+            : ProcessorSpec.nearest(name, in: names).map { "; did you mean '\($0)'?" }
+        throw ProcessorSpecError(
+            step: text,
+            reason: "the gravity must be a compass name (center, north, northEast...) with optional :X:Y offsets, "
+                + "fp:X:Y with X and Y in 0...1, or smart, got '\(written)'\(guess ?? "")")
+    }
+}

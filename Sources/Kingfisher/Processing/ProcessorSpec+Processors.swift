@@ -145,7 +145,7 @@ extension ProcessorSpec {
             return RectCroppingImageProcessor(rect: CGRect(x: x, y: y, width: width, height: height))
         case "cropTo":
             try step.expectArguments(1, 2, usage: "cropTo(WxH[,GRAVITY])")
-            let gravity = step.arguments.count > 1 ? try self.gravity(step, 1) : .center
+            let gravity = step.arguments.count > 1 ? try step.gravity(1) : .center
             return GravityCroppingImageProcessor(size: try step.size(0, "the size"), gravity: gravity)
         case "extend":
             try step.expectArguments(1, 3, usage: "extend(WxH[,GRAVITY][,#RRGGBBAA])")
@@ -158,7 +158,7 @@ extension ProcessorSpec {
                     }
                     background = try step.color(index, "the background")
                 } else if index == 1 {
-                    gravity = try self.gravity(step, index)
+                    gravity = try step.gravity(index)
                 } else {
                     background = try step.color(index, "the background")
                 }
@@ -229,25 +229,11 @@ extension ProcessorSpec {
                 enlarges = true
             } else {
                 guard gravity == nil, !enlarges else { throw unexpected }
-                gravity = try self.gravity(step, index)
+                gravity = try step.gravity(index)
             }
         }
         return FittingImageProcessor(size: CGSize(width: width, height: height), mode: mode ?? .fit,
                                      gravity: gravity ?? .center, allowsEnlarging: enlarges)
-    }
-
-    /// The argument at `index` as a gravity, or a thrown error listing the spellings.
-    private static func gravity(_ step: Step, _ index: Int) throws -> Gravity {
-        let written = try step.argument(index, "the gravity")
-        if let gravity = Gravity(parsing: written) { return gravity }
-        let name = String(written.split(separator: ":", omittingEmptySubsequences: false).first ?? "")
-        let names = Gravity.Compass.allCases.map(\.rawValue) + ["fp", "smart"]
-        let guess = names.contains(where: { $0.lowercased() == name.lowercased() }) ? nil
-            : nearest(name, in: names).map { "; did you mean '\($0)'?" }
-        throw ProcessorSpecError(
-            step: step.text,
-            reason: "the gravity must be a compass name (center, north, northEast...) with optional :X:Y offsets, "
-                + "fp:X:Y with X and Y in 0...1, or smart, got '\(written)'\(guess ?? "")")
     }
 
     /// The candidate closest to `word`, ignoring case, when it is close enough to be a slip: one
