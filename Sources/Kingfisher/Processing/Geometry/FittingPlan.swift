@@ -2,7 +2,7 @@ import Foundation
 
 /// What ``FittingImageProcessor`` does to a source of a given pixel size: the part of the source it
 /// keeps and the exact size it resamples that part to, worked out once from the header or the image.
-struct FittingPlan: Equatable {
+struct FittingPlan {
     /// Width of the source the plan was made for, in pixels.
     let sourceWidth: Int
     /// Height of the source the plan was made for, in pixels.
@@ -49,11 +49,6 @@ struct FittingPlan: Equatable {
             let enlarges = fitted.width > sourceWidth || fitted.height > sourceHeight
             (width, height) = enlarges && !allowsEnlarging ? (sourceWidth, sourceHeight) : fitted
         }
-    }
-
-    static func == (lhs: FittingPlan, rhs: FittingPlan) -> Bool {
-        lhs.sourceWidth == rhs.sourceWidth && lhs.sourceHeight == rhs.sourceHeight && lhs.crop == rhs.crop
-            && lhs.width == rhs.width && lhs.height == rhs.height && lhs.placesSmartly == rhs.placesSmartly
     }
 
     /// The smallest source size whose kept part still has at least the result's pixels, for
