@@ -67,7 +67,8 @@ PY
 start_local_nginx
 origin="127.0.0.1:$port"
 
-start_kf --thumbor / --insecure-unsigned --allow-host 127.0.0.1 --allow-address 127.0.0.1 \
+# --quality 80: thumbor's default QUALITY, so the URLs without quality() cost both the same encode.
+start_kf --thumbor / --insecure-unsigned --allow-host 127.0.0.1 --allow-address 127.0.0.1 --quality 80 \
     --cache-dir "$work/kf-cache" --log-level error
 start_thumbor 2 "ALLOW_UNSAFE_URL = True" \
     "RESULT_STORAGE = 'thumbor.result_storages.file_storage'" \
