@@ -184,6 +184,9 @@ import Testing
         ("levels(1,nan)", "the brightness must be a number, got 'nan'"),
         ("grayscale(1)", "takes 0 arguments: grayscale"),
         ("greyscale", "unknown processor 'greyscale' at column 1; did you mean 'grayscale'?"),
+        ("frobnicate", "in 'frobnicate': unknown processor 'frobnicate' at column 1: the processors are downsample, resize, round, "
+            + "crop, blur, tint, overlay, colorControls, blackWhite, border, blend, fit, cropRect, cropTo, extend, pad, flip, rotate, "
+            + "levels, grayscale, sharpen, smartCrop"),
         ("sharpen(-1)", "in 'sharpen(-1)': the sigma must not be negative"),
         ("sharpen()", "takes 1 argument: sharpen(SIGMA)"),
         ("smartCrop(30)", "in 'smartCrop(30)': the size must be WxH with positive numbers, got '30'"),
