@@ -59,6 +59,9 @@ struct ThumborFilterCall: Equatable {
         guard let close = afterOpen.firstIndex(of: ")") else { return nil }
         let inner = afterOpen[..<close]
         if signature.kinds.isEmpty { return inner.isEmpty ? ThumborFilterCall(name: name, arguments: []) : nil }
+        if signature.kinds == [.string], let quoted = match(trimmed(inner), .string), quoted.count + 2 == trimmed(inner).count {
+            return ThumborFilterCall(name: name, arguments: [quoted])
+        }
         let parts = inner.split(separator: ",", omittingEmptySubsequences: false).map(trimmed)
         guard parts.count >= signature.required, parts.count <= signature.kinds.count else { return nil }
         var arguments: [Substring] = []

@@ -28,7 +28,7 @@ struct ThumborPath {
     /// The image URI, still percent-encoded.
     var image: Substring = ""
 
-    /// Splits `rawPath`; throws 404 for an empty path, as thumbor's router answers.
+    /// Splits `rawPath`; throws 400 when no image is left, as thumbor answers (its loader finds no host).
     init(rawPath: Substring) throws {
         var cursor = Cursor(rest: rawPath.first == "/" ? rawPath.dropFirst() : rawPath)
         if cursor.take({ $0 == "unsafe" }) != nil {
@@ -58,7 +58,9 @@ struct ThumborPath {
         geometry.smart = cursor.take { $0 == "smart" } != nil
         filters = cursor.takeFilters()
         image = cursor.rest
-        guard !image.isEmpty else { throw ImageServerError(.notFound, "no image in the path") }
+        guard !image.isEmpty else {
+            throw ImageServerError(.badRequest, "no original image was specified in the given URL")
+        }
     }
 
     /// `trim`, `trim:top-left`, `trim:bottom-right`, each optionally followed by `:TOLERANCE`.
