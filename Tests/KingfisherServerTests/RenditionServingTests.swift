@@ -127,6 +127,29 @@ struct RenditionServingTests {
         }
     }
 
+    @Test("geometry that would make an image over the pixel limit is refused with 422 before any pixel is made")
+    func oversizedOutput() async throws {
+        try await ServeKit.run { harness in
+            harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            let huge = try RenditionProcessor(
+                operations: [.step(.extend(width: 1 << 20, height: 1 << 20, x: 0, y: 0, background: .white))],
+                maxOutputPixels: 1_000_000)
+            await #expect {
+                _ = try await harness.server.pipeline.rendition(
+                    source: harness.origin.url("/a.jpg"), processor: huge, rendering: .fixed(.PNG), vet: {})
+            } throws: { error in
+                guard let refusal = error as? ImageServerError else { return false }
+                return refusal.status == .unprocessableContent && refusal.reason.contains("1048576")
+            }
+            let padded = try RenditionProcessor(
+                operations: [.filter(.pad(top: Int.max, right: 1, bottom: 1, left: 1, color: .white))], maxOutputPixels: 1_000_000)
+            await #expect(throws: ImageServerError.self) {
+                _ = try await harness.server.pipeline.rendition(
+                    source: harness.origin.url("/a.jpg"), processor: padded, rendering: .fixed(.PNG), vet: {})
+            }
+        }
+    }
+
     @Test("a grammar mounted at a prefix gets the raw path below it; other paths stay the server's")
     func mounts() async throws {
         let grammar = EchoGrammar()

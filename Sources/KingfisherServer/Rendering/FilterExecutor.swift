@@ -14,11 +14,13 @@ enum FilterExecutor {
         case .grayscale:
             return image.grayscaled()
         case .brightness(let amount):
-            // thumbor adds the integer 255·N/100 to each channel.
-            return image.levelsAdjusted(contrast: 1, brightness: Float(255 * amount / 100))
+            // thumbor adds the integer 255·N/100 to each channel (N is −100...100 there).
+            let percent = min(max(amount, -100), 100)
+            return image.levelsAdjusted(contrast: 1, brightness: Float(255 * percent / 100))
         case .contrast(let amount):
             // thumbor scales around 128 by ((N + 100)² / 100) / 100.
-            let factor = Float((amount + 100) * (amount + 100)) / 10_000
+            let percent = min(max(amount, -100), 100)
+            let factor = Float((percent + 100) * (percent + 100)) / 10_000
             return image.levelsAdjusted(contrast: factor, brightness: 0)
         case .roundCorner(let horizontal, let vertical, let color):
             // One radius for both axes: the smaller, so an elliptical request never overflows.

@@ -119,7 +119,7 @@ final class RenditionPipeline: Sendable {
         } catch {
             metrics.recordUpstream(bytes: received.withLock { $0 })
             if let refusal = redirects?.refusal(for: source) { throw refusal }
-            let refusal = guarded.failure.error
+            let refusal = guarded.failure.error ?? (processor as? RenditionProcessor)?.failure.error
             throw ImageServerError(mapping: refusal ?? error, source: source)
         }
         metrics.recordUpstream(bytes: received.withLock { $0 })

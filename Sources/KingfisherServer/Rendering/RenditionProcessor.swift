@@ -11,14 +11,19 @@ import Kingfisher
 struct RenditionProcessor: ImageProcessor {
     let operations: [RenditionOperation]
     let identifier: String
+    /// The most pixels a geometry step or padding may produce (URLs can ask for any size).
+    let maxOutputPixels: Int
+    /// Why the last image was refused, when an operation would have made it too large.
+    let failure = FailureBox()
     /// The processors of the `.spec` operations, by operation index.
     private let specProcessors: [Int: any ImageProcessor]
 
     /// A processor for `operations`.
     ///
     /// - Throws: ``ImageServerError`` (400) when a `.spec` operation does not parse.
-    init(operations: [RenditionOperation]) throws {
+    init(operations: [RenditionOperation], maxOutputPixels: Int = .max) throws {
         self.operations = operations
+        self.maxOutputPixels = maxOutputPixels
         var processors: [Int: any ImageProcessor] = [:]
         var parts: [String] = []
         for (index, operation) in operations.enumerated() {
@@ -58,7 +63,7 @@ struct RenditionProcessor: ImageProcessor {
                 image = processed
                 next = 1
             } else if case .geometry(let geometry)? = operations.first {
-                guard let reduced = Self.decodeReduced(data, geometry: geometry, options: options) else { return nil }
+                guard let reduced = decodeReduced(data, geometry: geometry, options: options) else { return nil }
                 image = reduced
                 next = 1
             } else {
@@ -73,10 +78,18 @@ struct RenditionProcessor: ImageProcessor {
                       let processed = processor.process(item: .image(image), options: options) else { return nil }
                 image = processed
             case .geometry(let geometry):
-                image = GeometryExecutor.apply(geometry.rule.steps(width: image.pixelWidth, height: image.pixelHeight), to: image)
+                let steps = geometry.rule.steps(width: image.pixelWidth, height: image.pixelHeight)
+                guard allows(steps) else { return nil }
+                image = GeometryExecutor.apply(steps, to: image)
             case .step(let step):
+                guard allows([step]) else { return nil }
                 image = GeometryExecutor.apply([step], to: image)
             case .filter(let filter):
+                if case .pad(let top, let right, let bottom, let left, _) = filter {
+                    let width = image.pixelWidth.addingClamped(max(0, left)).addingClamped(max(0, right))
+                    let height = image.pixelHeight.addingClamped(max(0, top)).addingClamped(max(0, bottom))
+                    guard allows([.extend(width: width, height: height, x: 0, y: 0, background: .clear)]) else { return nil }
+                }
                 guard let filtered = FilterExecutor.apply(filter, to: image, options: options) else { return nil }
                 image = filtered
             }
@@ -84,16 +97,38 @@ struct RenditionProcessor: ImageProcessor {
         return image
     }
 
+    /// Whether every size `steps` produce is within ``maxOutputPixels``; records the refusal when not.
+    private func allows(_ steps: [GeometryStep]) -> Bool {
+        for step in steps {
+            let width: Int, height: Int
+            switch step {
+            case .scale(let w, let h), .extend(let w, let h, _, _, _):
+                (width, height) = (w, h)
+            case .crop, .smartCrop, .flip, .rotate:
+                continue
+            }
+            let pixels = max(width, 1).multipliedReportingOverflow(by: max(height, 1))
+            if pixels.overflow || pixels.partialValue > maxOutputPixels {
+                failure.record(.processorError(reason: .imageLimitExceeded(
+                    format: .unknown, violation: .pixelsPerFrame(width: width, height: height, limit: maxOutputPixels))))
+                return false
+            }
+        }
+        return true
+    }
+
     /// Decodes `data` as small as `geometry`'s first resize allows and runs the geometry on it.
-    private static func decodeReduced(_ data: Data, geometry: RenditionGeometry,
-                                      options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+    private func decodeReduced(_ data: Data, geometry: RenditionGeometry,
+                               options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
         var creating = options.imageCreatingOptions
         guard let header = try? ImageHeader(data: data) else {
             guard let image = try? KFCrossPlatformImage(data: data, options: creating) else { return nil }
-            return GeometryExecutor.apply(geometry.rule.steps(width: image.pixelWidth, height: image.pixelHeight), to: image)
+            let steps = geometry.rule.steps(width: image.pixelWidth, height: image.pixelHeight)
+            return allows(steps) ? GeometryExecutor.apply(steps, to: image) : nil
         }
         let upright = header.orientedPixelSize
         let steps = geometry.rule.steps(width: upright.width, height: upright.height)
+        guard allows(steps) else { return nil }
         if let factor = GeometryExecutor.reduction(of: steps, width: upright.width, height: upright.height), factor < 1 {
             creating.minimumPixelSize = CGSize(width: (Double(upright.width) * factor).rounded(.up),
                                                height: (Double(upright.height) * factor).rounded(.up))
@@ -105,5 +140,13 @@ struct RenditionProcessor: ImageProcessor {
         let scaleX = Double(image.pixelWidth) / Double(max(upright.width, 1))
         let scaleY = Double(image.pixelHeight) / Double(max(upright.height, 1))
         return GeometryExecutor.apply(GeometryExecutor.rescaling(steps, x: scaleX, y: scaleY), to: image)
+    }
+}
+
+extension Int {
+    /// `self + other`, or `Int.max` when that overflows.
+    func addingClamped(_ other: Int) -> Int {
+        let sum = addingReportingOverflow(other)
+        return sum.overflow ? .max : sum.partialValue
     }
 }

@@ -16,7 +16,8 @@ extension ImageServer {
             throw ImageServerError(grammar.refusedSourceStatus,
                                    "the source host '\(rendition.source.host ?? "")' is not in the allow-list")
         }
-        let processor = try RenditionProcessor(operations: rendition.operations)
+        let processor = try RenditionProcessor(operations: rendition.operations,
+                                               maxOutputPixels: configuration.limits.maxPixelsPerFrame)
         let rendering = Self.rendering(of: rendition.output, accept: request.headers[.accept])
         var encoding = pipeline.encoding
         if let quality = rendition.quality { encoding.compressionQuality = min(max(quality, 0.01), 1) }
@@ -30,7 +31,12 @@ extension ImageServer {
         var headers = HTTPFields()
         headers[.eTag] = answer.etag
         headers[.lastModified] = Self.httpDate(answer.lastModified)
-        headers[.cacheControl] = "public, max-age=\(rendition.headers.maxAge ?? configuration.maxAge)"
+        var maxAge = rendition.headers.maxAge ?? configuration.maxAge
+        if let expires = rendition.headers.expires {
+            // A URL that stops working must not be cached past that moment.
+            maxAge = min(maxAge, max(0, Int(expires.timeIntervalSinceNow.rounded(.down))))
+        }
+        headers[.cacheControl] = "public, max-age=\(maxAge)"
         if case .negotiated = rendition.output { headers[.vary] = "Accept" }
         for (name, value) in rendition.headers.extra.sorted(by: { $0.key < $1.key }) {
             if let field = HTTPField.Name(name) { headers[field] = value }
