@@ -116,6 +116,12 @@ import Testing
         let second = try grammar.request(forRawPath: "/as8U2DbUUtTMgvPF26LkjS3MocY=/10x10:200x200/300x200/"
             + "filters:brightness(20):contrast(10)/my.server.com/some/path/to/image.jpg")
         #expect(Self.summary(second) == "size=300x200 crop=10x10:200x200 brightness(20) contrast(10)")
+        for path in ["/gjMgwUBlDF4RiOSRToECQE8bxvM=/fit-in/300x200/https://img.example.com/a.jpg",
+                     "/gjMgwUBlDF4RiOSRToECQE8bxvM=/fit-in/300x200/https:/img.example.com/a.jpg",
+                     "/edZAzkZFODgp1_2GRwLotuEHYPc=/fit-in/300x200/filters:quality(80)/https%3A%2F%2Fimg.example.com%2Fa.jpg"] {
+            #expect(try grammar.request(forRawPath: path[...]).source.absoluteString == "https://img.example.com/a.jpg")
+        }
+        #expect(ThumborGrammar.restoringCollapsedSchemes("a/http:/b/https:/c/https://d/x:/y") == "a/http://b/https://c/https://d/x:/y")
         let docs = ThumborGrammar(securityKey: Data("MY_SECURE_KEY".utf8), allowsUnsafe: true)
         #expect(try docs.request(forRawPath: "/3ZAFIB9OK_j_R10MafCdhFO99mE=/300x200/smart/path/to/image.jpg").source.absoluteString
             == "http://path/to/image.jpg")

@@ -7,7 +7,8 @@ import Kingfisher
 /// [-]Wx[-]H/[halign/][valign/][smart/][filters:NAME(ARGS):…/]IMAGE`, answered as thumbor 7 does.
 ///
 /// The signature is thumbor's: HMAC-SHA1 with the security key over the path after `/SIGNATURE/`,
-/// exactly as sent, in URL-safe base64 with `=` padding (the segment may also be percent-encoded).
+/// exactly as sent, in URL-safe base64 with `=` padding (the segment may also be percent-encoded;
+/// a path whose `https://` a proxy merged into `https:/` is checked as signed with `//`).
 /// Every refusal is a 400, as thumbor answers. Known filters map onto the model; unknown filters
 /// and filters whose arguments do not match are skipped, as thumbor skips them. The output keeps
 /// the source's format unless `format()` says otherwise. `meta` and `debug` paths are refused
@@ -74,11 +75,26 @@ public struct ThumborGrammar: RenditionGrammar {
                     + (allowsUnsafe ? "; use 'unsafe'" : ""))
             }
             let provided = PercentEncoding.decodedBytes(String(decoding: PercentEncoding.decodedBytes(raw), as: UTF8.self))
-            let expected = Array(Self.signature(of: path.signedPart, key: key).utf8)
-            guard Self.constantTimeEqual(provided, expected) else {
+            let signed = [String(path.signedPart), Self.restoringCollapsedSchemes(path.signedPart)]
+            let matches = Set(signed).map { Self.constantTimeEqual(provided, Array(Self.signature(of: $0, key: key).utf8)) }
+            guard matches.contains(true) else {
                 throw ImageServerError(.badRequest, "malformed URL: the signature does not match the path")
             }
         }
+    }
+
+    /// `text` with `http:/` and `https:/` not followed by a second `/` given it back: a proxy or
+    /// router that merges slashes turns a signed `https://` into `https:/`.
+    static func restoringCollapsedSchemes(_ text: Substring) -> String {
+        var output = ""
+        var rest = text
+        while let separator = rest.range(of: ":/") {
+            output += rest[..<separator.upperBound]
+            let before = rest[..<separator.lowerBound], after = rest[separator.upperBound...]
+            if before.hasSuffix("http") || before.hasSuffix("https"), after.first != "/" { output += "/" }
+            rest = after
+        }
+        return output + rest
     }
 
     /// Whether `lhs` and `rhs` are equal, in a time that depends only on their lengths.

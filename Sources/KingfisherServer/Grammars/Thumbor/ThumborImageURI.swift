@@ -12,13 +12,12 @@ enum ThumborImageURI {
         let decoded = try PercentEncoding.decodedString(raw, what: "the image URI")
         var text = PercentEncoding.containsEscape(decoded) ? decoded : PercentEncoding.quote(decoded)
         let lowered = text.lowercased()
-        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") {
-            // Already absolute.
-        } else if lowered.hasPrefix("http:/") || lowered.hasPrefix("https:/") {
+        let absolute = lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+        if !absolute, lowered.hasPrefix("http:/") || lowered.hasPrefix("https:/") {
             text.insert("/", at: text.index(after: text.firstIndex(of: ":") ?? text.startIndex))
-        } else if lowered.hasPrefix("http:") || lowered.hasPrefix("https:") || hasForeignScheme(lowered) {
+        } else if !absolute, lowered.hasPrefix("http:") || lowered.hasPrefix("https:") || hasForeignScheme(lowered) {
             throw ImageServerError(.badRequest, "the image URI must be an http or https URL: \(decoded)")
-        } else {
+        } else if !absolute {
             text = "http://" + text
         }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -71,15 +70,17 @@ enum PercentEncoding {
         decodedBytes(text).count != text.utf8.count
     }
 
+    /// The punctuation `quote` leaves alone: thumbor's safe set and Python's always-safe `_.-~`.
+    private static let quoteSafe = Set("~@#$&()*!+=:;,.?/'_-".utf8)
+
     /// `quote(text, safe="~@#$&()*!+=:;,.?/'")`: every other byte but ASCII letters, digits and `_.-~`
     /// becomes `%XX` (upper-case hex).
     static func quote(_ text: String) -> String {
-        let safe = Set("~@#$&()*!+=:;,.?/'_-".utf8)
         var output = ""
         output.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
             let isAlphanumeric = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-            if isAlphanumeric || safe.contains(byte) {
+            if isAlphanumeric || quoteSafe.contains(byte) {
                 output.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
                 output += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
