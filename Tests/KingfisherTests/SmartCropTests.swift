@@ -71,6 +71,9 @@ import Testing
         #expect(rect.contains(face), "\(rect)")
         let centred = CGRect(x: 60, y: 0, width: 120, height: 126)
         #expect(!centred.contains(face))
+        let eyesAndMouth = CGRect(x: 40, y: 45, width: 40, height: 40)
+        let small = image.smartCropRect(width: 60, height: 60)
+        #expect(small.contains(eyesAndMouth), "\(small)")
     }
 
     @Test(arguments: [(400, 300), (401, 301), (257, 1000), (2000, 3)])

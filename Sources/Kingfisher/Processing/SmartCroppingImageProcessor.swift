@@ -38,7 +38,7 @@ extension KFCrossPlatformImage {
     ///
     /// The first frame is box-averaged to at most 256 pixels on its longer side; each part of it is
     /// scored for edge strength, skin tones and saturated colour, and the window of the requested
-    /// size holding the highest total wins (all positions are tried). Windows within 1/64 of the
+    /// size holding the highest total wins (all positions are tried). Windows within 1/512 of the
     /// best count as equal and the one nearest the centre is chosen, so a uniform image gets a
     /// centred rectangle. A `width` or `height` of 0 or less, or larger than the image, is taken
     /// as the image's own. To crop an animation, cut every frame with this one rectangle.

@@ -4,7 +4,7 @@ extension SaliencyMap {
     /// Windows scoring within this fraction of the best one count as equally good; the one
     /// nearest the centre of the frame wins among them, so a dull or nearly even picture gets
     /// a centred crop rather than one pulled aside by noise.
-    static let tolerance = 1.0 / 64
+    static let tolerance = 1.0 / 512
 
     /// The `width × height` pixel rectangle of a `frameWidth × frameHeight` frame that holds the
     /// most saliency; sizes must lie in 1...frame size.
