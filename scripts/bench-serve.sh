@@ -10,14 +10,15 @@
 #   c. cached: 200 of those URLs again and again after one warm-up pass; and 304: the same URL
 #      with If-None-Match set to the server's ETag (thumbor's ETag is Tornado's, over the body);
 #   d. peak RSS of each server (VmHWM, summed over thumbor's processes) over the whole run;
-#   e. the floor: kf serve's CPU (user + system, /proc/PID/stat) per request of (a) at 16
-#      connections, against the CPU per image of the same fetch, decode, fit-in-512 resize and
-#      JPEG encode done in one `kf prefetch` process by the library (no HTTP server): 200
-#      distinct photo URLs minus a run of 1 URL (start-up), over 199. prefetch encodes with
-#      Kingfisher's default serializer (JPEG quality 1.0, heavier than the server's 80) and writes
-#      its disk cache, as kf serve writes its own.
+#   e. CPU (user + system, /proc/PID/stat) per request of each uncached run for both servers (it
+#      varies less than requests/s when other work shares the cores), and the floor: kf serve's
+#      CPU per request of (a) at 16 connections, against the CPU per image of the same fetch,
+#      decode, fit-in-512 resize and JPEG encode done in one `kf prefetch` process by the library
+#      (no HTTP server): 200 distinct photo URLs minus a run of 1 URL (start-up), over 199.
+#      prefetch encodes with Kingfisher's default serializer (JPEG quality 1.0, heavier than the
+#      server's 80) and writes its disk cache, as kf serve writes its own.
 # Ends with a table: requests/s and wrk's p99 for each server, the ratios kf/thumbor, the RSS
-# ratio and the floor ratio. thumbor runs as its docs say: pip into a venv, PIL engine, one
+# ratio, CPU per request and the floor ratio. thumbor runs as its docs say: pip into a venv, PIL engine, one
 # process per core, HTTP loader, no originals storage, file result storage (for the cached runs;
 # it also stores the uncached results, as kf serve keeps its own disk cache).
 #
@@ -128,6 +129,17 @@ run_wrk() {
     echo "$rps $p99 $requests ${non2xx:-0}" > "$work/result-$1"
 }
 
+# timed_wrk NAME BASE PATHFILE CONNECTIONS: run_wrk, keeping the CPU ticks the server (NAME ends
+# in -kf or -thumbor; thumbor's processes summed) spent during the run in $work/ticks-NAME.
+timed_wrk() {
+    local server_pids=("$kf_pid") before after
+    if [ "${1##*-}" = thumbor ]; then server_pids=("${thumbor_pids[@]}"); fi
+    before="$(cpu_ticks "${server_pids[@]}")"
+    run_wrk "$@"
+    after="$(cpu_ticks "${server_pids[@]}")"
+    echo "$((after - before))" > "$work/ticks-$1"
+}
+
 for server in "${servers[@]}"; do
     while read -r path; do curl -sf -o /dev/null "${server#*=}$path" || echo "warm-up failed: ${server%%=*} $path"; done < "$work/warm.txt"
 done
@@ -135,16 +147,12 @@ done
 echo "== a. 2K photo → fit-in/~512, JPEG q80 (imgproxy's benchmark workload), distinct URLs =="
 for connections in 2 16; do
     for server in "${servers[@]}"; do
-        name="${server%%=*}"
-        if [ "$name" = kf ]; then before="$(cpu_ticks "$kf_pid")"; else before="$(cpu_ticks "${thumbor_pids[@]}")"; fi
-        run_wrk "2k-c$connections-$name" "${server#*=}" "$work/photos-c$connections.txt" "$connections"
-        if [ "$name" = kf ]; then after="$(cpu_ticks "$kf_pid")"; else after="$(cpu_ticks "${thumbor_pids[@]}")"; fi
-        echo "$((after - before))" > "$work/ticks-2k-c$connections-$name"
+        timed_wrk "2k-c$connections-${server%%=*}" "${server#*=}" "$work/photos-c$connections.txt" "$connections"
     done
 done
 
 echo "== b. 1080p → fit-in/~200 (uncached, distinct URLs, 16 connections) =="
-for server in "${servers[@]}"; do run_wrk "1080p-${server%%=*}" "${server#*=}" "$work/hd.txt" 16; done
+for server in "${servers[@]}"; do timed_wrk "1080p-${server%%=*}" "${server#*=}" "$work/hd.txt" 16; done
 
 echo "== c. cached (200 URLs, warmed) and 304 (If-None-Match) =="
 for server in "${servers[@]}"; do
@@ -209,18 +217,21 @@ for label, key in rows:
           + (f"   (INVALID: {'; '.join(errors)})" if errors else ""))
 print(f"{'peak RSS (VmHWM)':<28} {kf_rss / 1024:>8.0f}M {'':>9} {thumbor_rss / 1024:>13.0f}M {'':>12} "
       f"{ratio(kf_rss, thumbor_rss):>11}")
-for connections in (2, 16):
+# CPU per request is steadier than requests/s when other work shares the cores.
+for label, key in rows[:3]:
     cpu = {}
     for name in ("kf", "thumbor"):
-        ticks = int(open(f"{work}/ticks-2k-c{connections}-{name}").read())
-        requests = result(f"2k-c{connections}-{name}")[2]
+        ticks = int(open(f"{work}/ticks-{key}-{name}").read())
+        requests = result(f"{key}-{name}")[2]
         cpu[name] = ticks / tick * 1000 / requests if requests else None
     fmt = lambda value: f"{value:.1f} ms" if value is not None else "-"
-    print(f"CPU per request, 2K run at {connections:>2} connections: kf serve {fmt(cpu['kf'])}, "
-          f"thumbor {fmt(cpu['thumbor'])} (kf/thumbor {ratio(cpu['kf'], cpu['thumbor'])})")
+    print(f"CPU per request, {label:<27} kf serve {fmt(cpu['kf']):>8}, thumbor {fmt(cpu['thumbor']):>8}"
+          f"   kf/thumbor {ratio(cpu['kf'], cpu['thumbor'])}")
+    if key == "2k-c16":
+        floor_cpu = cpu["kf"]
 floor = (float(floor_all) - float(floor_one)) * 1000 / 199
 print(f"floor: kf prefetch {floor:.1f} ms CPU per image (200 URLs minus 1, over 199); "
-      f"kf serve / floor at 16 connections: {ratio(cpu['kf'], floor)}")
+      f"kf serve (2K, 16 conn) / floor: {ratio(floor_cpu, floor)}")
 PY
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "bench-serve: $((SECONDS - started)) s"
