@@ -62,8 +62,9 @@ import Testing
     }
 
     @Test func keepsTheFaceInAPhotograph() throws {
-        // A band of the astronaut portrait from scikit-image's sample data (NASA, public domain),
-        // 240 × 126: the face sits in the left third, the shuttle model at the right.
+        // A band of the astronaut portrait from scikit-image's sample data (NASA, public domain):
+        // x 130..<512, y 0..<200 of the 512 × 512 original, scaled to 240 × 126 (Lanczos) and saved
+        // as JPEG quality 82. The face sits in the left third, the shuttle model at the right.
         let image = try KFCrossPlatformImage(data: Fixtures.data("smartcrop/astronaut-band.jpg"))
         #expect(image.pixelWidth == 240 && image.pixelHeight == 126)
         let face = CGRect(x: 30, y: 30, width: 55, height: 65)
