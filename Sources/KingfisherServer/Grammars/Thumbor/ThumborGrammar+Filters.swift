@@ -54,7 +54,7 @@ extension ThumborGrammar {
             return sigma > 0 ? .blur(sigma: sigma) : nil
         case "sharpen":
             guard let amount = call.decimal(0), amount != 0, let radius = call.decimal(1), radius > 0 else { return nil }
-            return .sharpen(sigma: radius)
+            return .sharpen(sigma: min(radius, 150))
         case "grayscale":
             return .grayscale
         case "brightness":

@@ -12,7 +12,10 @@ import Kingfisher
 /// Every refusal is a 400, as thumbor answers. Known filters map onto the model; unknown filters
 /// and filters whose arguments do not match are skipped, as thumbor skips them. The output keeps
 /// the source's format unless `format()` says otherwise. `meta` and `debug` paths are refused
-/// (400): the JSON description and the focal-point overlay are not implemented.
+/// (400): the JSON description and the focal-point overlay are not implemented. `trim` is read
+/// (it enters the cache key) but not applied, as thumbor serves untrimmed when it cannot trim.
+/// Geometric filters (`fill`, `upscale`, `rotate`, `proportion`) run inside ``ThumborGeometry`` in
+/// URL order; pixel filters run after the whole geometry, in URL order among themselves.
 public struct ThumborGrammar: RenditionGrammar {
     public var name: String { "thumbor" }
     public var refusedSourceStatus: HTTPResponse.Status { .badRequest }
