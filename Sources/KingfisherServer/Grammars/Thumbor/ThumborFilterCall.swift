@@ -6,7 +6,7 @@
 /// not match is skipped too. Trailing optional arguments may be left out.
 struct ThumborFilterCall: Equatable {
     /// An argument pattern of thumbor's `BaseFilter`.
-    enum Kind {
+    enum Kind: Equatable {
         /// `\d+`
         case positiveNumber
         /// `\d*[1-9]\d*`

@@ -14,15 +14,25 @@ extension ThumborGeometry {
 /// The state of thumbor's `Transformer` while one geometry is resolved: the image's current size,
 /// the request's width and height as thumbor mutates them, and the steps so far.
 struct ThumborPlan {
+    /// Python's number rules.
     typealias Math = PythonArithmetic
+    /// The geometry being resolved.
     let geometry: ThumborGeometry
+    /// The image's current width (thumbor's `engine.size[0]`).
     var width: Int
+    /// The image's current height.
     var height: Int
+    /// `context.request.width`, as `no_upscale()` and fit-in change it.
     var requestWidth: ThumborGeometry.Size
+    /// `context.request.height`, likewise.
     var requestHeight: ThumborGeometry.Size
+    /// `target_width`, a float as in thumbor.
     var targetWidth = 0.0
+    /// `target_height`.
     var targetHeight = 0.0
+    /// The manual crop as applied (clamped), when there was one.
     var cropEdges: ThumborGeometry.Edges?
+    /// The steps so far.
     var steps: [GeometryStep] = []
 
     /// A plan for `geometry` on a `width`×`height` source.

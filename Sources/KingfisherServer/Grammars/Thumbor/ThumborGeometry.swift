@@ -26,9 +26,13 @@ public struct ThumborGeometry: RenditionGeometryRule {
 
     /// A rectangle by its edges, in source pixels (`AxB:CxD`, `focal(LxT:RxB)`).
     public struct Edges: Sendable, Hashable, CustomStringConvertible {
+        /// The left edge (inclusive).
         public var left: Int
+        /// The top edge (inclusive).
         public var top: Int
+        /// The right edge (exclusive).
         public var right: Int
+        /// The bottom edge (exclusive).
         public var bottom: Int
         /// The rectangle from (`left`, `top`) to (`right`, `bottom`).
         public init(left: Int, top: Int, right: Int, bottom: Int) {

@@ -20,7 +20,9 @@ public struct ThumborGrammar: RenditionGrammar {
     public var name: String { "thumbor" }
     public var refusedSourceStatus: HTTPResponse.Status { .badRequest }
 
+    /// thumbor's `SECURITY_KEY`, or `nil` when signed URLs cannot be checked.
     let key: SymmetricKey?
+    /// thumbor's `ALLOW_UNSAFE_URL`.
     let allowsUnsafe: Bool
 
     /// The grammar checking signatures with `securityKey` (thumbor's `SECURITY_KEY` as UTF-8 bytes;

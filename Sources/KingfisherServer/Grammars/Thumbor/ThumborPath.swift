@@ -7,6 +7,7 @@
 struct ThumborPath {
     /// The first segment.
     enum Signature: Equatable {
+        /// `unsafe`.
         case unsafe
         /// A signature as written in the path (possibly percent-encoded).
         case hash(Substring)
@@ -17,11 +18,15 @@ struct ThumborPath {
     /// Numbers above this are read as this (thumbor has no limit; the server's pixel limits apply).
     static let numberCap = 1 << 30
 
+    /// The first segment's meaning.
     var signature = Signature.none
     /// Everything after `/SIG/`, as sent: the bytes the signature covers.
     var signedPart: Substring = ""
+    /// `debug/` was given.
     var debug = false
+    /// `meta/` was given.
     var meta = false
+    /// The options as a geometry (filters not yet applied).
     var geometry = ThumborGeometry()
     /// The text after `filters:`, still percent-encoded.
     var filters: Substring?
@@ -119,6 +124,7 @@ struct ThumborPath {
 
     /// The unparsed rest of a path, consumed one option at a time.
     struct Cursor {
+        /// What is not consumed yet.
         var rest: Substring
 
         /// The next segment when `accepts` it and something follows it; the cursor moves past it.
