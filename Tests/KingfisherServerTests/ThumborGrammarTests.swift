@@ -56,8 +56,9 @@ import Testing
         .init("smart/\(image)", source, "smart=true"),
         .init("trim/10x20:30x40/adaptive-full-fit-in/-300x-200/left/top/smart/filters:quality(80):format(webp)/\(image)",
               source, "size=300x200 flip=hv fit=adaptive-full-fit-in trim=trim crop=10x20:30x40 align=left,top smart=true "
-                  + "out=webp q=0.8"),
-        .init("filters:quality(80)/\(image)", source, "q=0.8"),
+                  + "out=webp"),
+        .init("filters:quality(80)/\(image)", source, ""),
+        .init("filters:quality(81)/\(image)", source, "q=0.81"),
         .init("filters:quality( 150 )/\(image)", source, "q=1.0"),
         .init("filters:format(JPG)/\(image)", source, "out=jpeg"),
         .init("filters:format('png')/\(image)", source, "out=png"),
@@ -111,7 +112,7 @@ import Testing
             let request = try grammar.request(forRawPath: "/\(signature)/300x200/my.server.com/some/path/to/image.jpg")
             #expect(request.source.absoluteString == "http://my.server.com/some/path/to/image.jpg")
             #expect(Self.summary(request) == "size=300x200")
-            #expect(request.output == .source && request.quality == nil)
+            #expect(request.output == .source && request.quality == ThumborGrammar.defaultQuality)
         }
         let second = try grammar.request(forRawPath: "/as8U2DbUUtTMgvPF26LkjS3MocY=/10x10:200x200/300x200/"
             + "filters:brightness(20):contrast(10)/my.server.com/some/path/to/image.jpg")
@@ -188,7 +189,8 @@ import Testing
         }
         if case .fixed(let format) = request.output { parts.append("out=" + (format.fileExtension == "jpg" ? "jpeg" : format.fileExtension ?? "?")) }
         if request.output == .negotiated { parts.append("out=negotiated") }
-        if let quality = request.quality { parts.append("q=\(quality)") }
+        // thumbor's default quality is left out, so the table shows only what a filter changed.
+        if let quality = request.quality, quality != ThumborGrammar.defaultQuality { parts.append("q=\(quality)") }
         if let maxBytes = request.maxBytes { parts.append("mb=\(maxBytes)") }
         if let maxAge = request.headers.maxAge { parts.append("age=\(maxAge)") }
         return parts.joined(separator: " ")

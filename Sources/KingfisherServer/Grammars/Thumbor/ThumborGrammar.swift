@@ -19,6 +19,8 @@ import Kingfisher
 public struct ThumborGrammar: RenditionGrammar {
     public var name: String { "thumbor" }
     public var refusedSourceStatus: HTTPResponse.Status { .badRequest }
+    /// The quality of lossy output without a `quality()` filter: thumbor's default `QUALITY`.
+    public static let defaultQuality = 0.8
 
     /// thumbor's `SECURITY_KEY`, or `nil` when signed URLs cannot be checked.
     let key: SymmetricKey?
@@ -38,7 +40,8 @@ public struct ThumborGrammar: RenditionGrammar {
         if path.meta { throw ImageServerError(.badRequest, "thumbor's meta/ (JSON) paths are not supported") }
         if path.debug { throw ImageServerError(.badRequest, "thumbor's debug/ paths are not supported") }
         let source = try ThumborImageURI.url(fromRaw: path.image)
-        var request = RenditionRequest(source: source, output: .source)
+        // thumbor's QUALITY setting defaults to 80; quality() replaces it.
+        var request = RenditionRequest(source: source, output: .source, quality: Self.defaultQuality)
         var geometry = path.geometry
         var filters: [RenditionFilter] = []
         if let raw = path.filters {
