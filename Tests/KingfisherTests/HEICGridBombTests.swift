@@ -23,6 +23,15 @@ import Testing
         #expect(throws: KingfisherError.self) { try KFCrossPlatformImage(data: data) }
     }
 
+    /// A 1.5 KB file (from the fuzz target) whose `ispe` sides multiply past `Int.max`: the probe
+    /// reports the sides it declares instead of trapping on the overflow, and decoding refuses them.
+    @Test func sidesWhoseAreaOverflowsAreReportedNotATrap() throws {
+        let data = try Fixtures.data("heic/ispe-area-overflow.heic")
+        let header = try ImageHeader(data: data)
+        #expect(header.pixelWidth == 4_294_967_295 && header.pixelHeight == 4_294_967_295)
+        #expect(throws: KingfisherError.self) { try KFCrossPlatformImage(data: data) }
+    }
+
     @Test func realGridsStillDecode() throws {
         let data = try Fixtures.data("heic/grid.heic")
         let header = try ImageHeader(data: data)

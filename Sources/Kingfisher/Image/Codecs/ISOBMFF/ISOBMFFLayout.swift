@@ -74,7 +74,9 @@ struct ISOBMFFLayout: Sendable {
                 switch property {
                 case let .spatialExtent(w, h):
                     (width, height) = (w, h)
-                    declared = w * h
+                    // Two 32-bit sides can overflow even a 64-bit product.
+                    let product = w.multipliedReportingOverflow(by: h)
+                    declared = product.overflow ? .max : product.partialValue
                 case let .cleanAperture(w, h) where w > 0 && h > 0: (width, height) = (w, h)
                 case let .rotation(turns): quarterTurns = turns
                 case let .mirror(axis): mirrorAxis = axis
