@@ -150,6 +150,26 @@ struct RenditionServingTests {
         }
     }
 
+    @Test("thumbor's JPEG of a transparent image drops the alpha channel; kf's own composites onto black")
+    func alphaInJPEG() async throws {
+        let thumbor = GrammarMount(prefix: "/t", grammar: ThumborGrammar(securityKey: nil, allowsUnsafe: true))
+        try await ServeKit.run(configure: { $0.mounts = [thumbor] }) { harness in
+            harness.origin.route("/a.png", .ok(ServeKit.png))
+            let host = try #require(harness.origin.url("/a.png").host)
+            let port = try #require(harness.origin.url("/a.png").port)
+            let dropped = try await harness.get("/t/unsafe/filters:format(jpeg)/\(host):\(port)/a.png")
+            let composited = try await harness.get(harness.path("/a.png", format: .jpeg))
+            #expect(dropped.status == .ok && composited.status == .ok)
+            // Bottom-left: alpha 128, straight green 255; over black it is 128.
+            func green(_ data: Data) throws -> Int {
+                let frame = try KFCrossPlatformImage(data: data).firstFrame
+                return Int(frame.pixels[((frame.height - 1) * frame.width) * 4 + 1])
+            }
+            #expect(try green(dropped.data) > 230)
+            #expect(try abs(green(composited.data) - 128) < 20)
+        }
+    }
+
     @Test("a grammar mounted at a prefix gets the raw path below it; other paths stay the server's")
     func mounts() async throws {
         let grammar = EchoGrammar()

@@ -264,3 +264,14 @@ private extension ImageFrame {
         return ImageFrame(unchecked: height, height: width, pixels: pixels, duration: duration)
     }
 }
+
+@Suite struct DroppingAlphaTests {
+    @Test func eachPixelKeepsItsOwnColourAtFullOpacity() {
+        // Premultiplied: (100, 50, 0) at alpha 128 is straight (199, 100, 0); alpha 0 becomes black.
+        let pixels: [UInt8] = [100, 50, 0, 128, 0, 0, 0, 0, 10, 20, 30, 255]
+        let image = KFCrossPlatformImage(frame: ImageFrame(unchecked: 3, height: 1, pixels: pixels))
+        let opaque = image.droppingAlpha()
+        #expect(opaque.isOpaque)
+        #expect(opaque.firstFrame.pixels == [199, 100, 0, 255, 0, 0, 0, 255, 10, 20, 30, 255])
+    }
+}

@@ -19,6 +19,8 @@ public struct RenditionRequest: Sendable, Hashable {
     public var maxBytes: Int?
     /// What the answer's headers say beyond the defaults.
     public var headers: RenditionHeaders
+    /// What becomes of transparency in a format without alpha (JPEG).
+    public var alphaInOpaqueFormats: AlphaInOpaqueFormats = .compositeOverBlack
 
     /// A request for `source` with no operations, encoded as `output`.
     public init(source: URL, operations: [RenditionOperation] = [], output: RenditionOutput = .negotiated,
@@ -30,6 +32,14 @@ public struct RenditionRequest: Sendable, Hashable {
         self.maxBytes = maxBytes
         self.headers = headers
     }
+}
+
+/// How a transparent image is written to a format without alpha.
+public enum AlphaInOpaqueFormats: String, Sendable, Hashable {
+    /// Laid over black, as the library's JPEG encoder writes premultiplied colour.
+    case compositeOverBlack
+    /// The alpha channel discarded, each pixel keeping its own colour (thumbor's answer).
+    case discard
 }
 
 /// One step of a rendition.

@@ -90,6 +90,8 @@ struct RenditionSerializer: CacheSerializer {
     var maxBytes: Int?
     /// The source's format, for ``OutputFormat/Rendering/source`` when `original` is not given.
     var sourceFormat: SourceFormatBox?
+    /// What becomes of transparency in JPEG.
+    var alphaInOpaqueFormats: AlphaInOpaqueFormats = .compositeOverBlack
 
     func data(with image: KFCrossPlatformImage, original: Data?) -> Data? {
         guard let data = encodeOnce(image, original: original, encoding: encoding) else { return nil }
@@ -136,6 +138,9 @@ struct RenditionSerializer: CacheSerializer {
 
     /// `image` as `format` with `encoding`; `nil` when the encoder failed.
     private func encode(_ image: KFCrossPlatformImage, as format: ImageFormat, encoding: ImageEncodingOptions) -> Data? {
+        if format == .JPEG, alphaInOpaqueFormats == .discard, !image.isOpaque {
+            return image.droppingAlpha().kf.data(format: .JPEG, compressionQuality: encoding.compressionQuality)
+        }
         switch format {
         case .AVIF, .JXL: return try? image.encoded(as: format, options: encoding)
         default: return image.kf.data(format: format, compressionQuality: encoding.compressionQuality)

@@ -44,13 +44,14 @@ final class RenditionPipeline: Sendable {
     /// `vet` runs before the origin is fetched (the address check); cached renditions skip it.
     func rendition(
         source: URL, processor: any ImageProcessor, rendering: OutputFormat.Rendering,
-        encoding: ImageEncodingOptions? = nil, maxBytes: Int? = nil,
+        encoding: ImageEncodingOptions? = nil, maxBytes: Int? = nil, alphaInOpaqueFormats: AlphaInOpaqueFormats = .compositeOverBlack,
         vet: @escaping @Sendable () async throws -> Void
     ) async throws -> (Rendition, CacheTier) {
         let encoding = encoding ?? self.encoding
         var output = rendering.token
         if encoding.compressionQuality != self.encoding.compressionQuality { output += ",q\(encoding.compressionQuality)" }
         if let maxBytes { output += ",max\(maxBytes)" }
+        if alphaInOpaqueFormats != .compositeOverBlack { output += ",alpha-\(alphaInOpaqueFormats.rawValue)" }
         let cacheKey = "kfserve:\(output):\(source.absoluteString)"
         let key = processor.identifier.isEmpty ? cacheKey : "\(cacheKey)@\(processor.identifier)"
         if let hit = memory.value(forKey: key) {
@@ -72,7 +73,8 @@ final class RenditionPipeline: Sendable {
             return try await limiter.run {
                 try await render(source: source, original: original ?? nil, cacheKey: cacheKey, key: key, processor: processor,
                                  serializer: RenditionSerializer(rendering: rendering, encoding: encoding, maxBytes: maxBytes,
-                                                                 sourceFormat: SourceFormatBox()))
+                                                                 sourceFormat: SourceFormatBox(),
+                                                                 alphaInOpaqueFormats: alphaInOpaqueFormats))
             }
         }
         return (rendition, joined ? .shared : tier)

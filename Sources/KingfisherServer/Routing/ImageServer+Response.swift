@@ -25,7 +25,8 @@ extension ImageServer {
         let addressGuard = self.addressGuard
         let (answer, tier) = try await pipeline.rendition(
             source: rendition.source, processor: processor, rendering: rendering, encoding: encoding,
-            maxBytes: rendition.maxBytes, vet: { try await addressGuard.check(host: host) })
+            maxBytes: rendition.maxBytes, alphaInOpaqueFormats: rendition.alphaInOpaqueFormats,
+            vet: { try await addressGuard.check(host: host) })
         metrics.recordCache(tier)
 
         var headers = HTTPFields()

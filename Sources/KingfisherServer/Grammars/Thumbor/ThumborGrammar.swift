@@ -42,6 +42,8 @@ public struct ThumborGrammar: RenditionGrammar {
         let source = try ThumborImageURI.url(fromRaw: path.image)
         // thumbor's QUALITY setting defaults to 80; quality() replaces it.
         var request = RenditionRequest(source: source, output: .source, quality: Self.defaultQuality)
+        // Pillow writes a transparent image to JPEG by dropping its alpha channel.
+        request.alphaInOpaqueFormats = .discard
         var geometry = path.geometry
         var filters: [RenditionFilter] = []
         if let raw = path.filters {
