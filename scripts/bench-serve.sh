@@ -24,6 +24,7 @@
 #
 #   scripts/bench-serve.sh [SECONDS]     (default 10 s per wrk run, 2 wrk threads)
 #   KF_BIN=path/to/kf scripts/bench-serve.sh   (that binary instead of a fresh release build)
+#   KF_SERVE_ARGS="--max-jobs 4" scripts/bench-serve.sh   (extra kf serve flags)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
@@ -69,8 +70,10 @@ start_local_nginx
 origin="127.0.0.1:$port"
 
 # --quality 80: thumbor's default QUALITY, so the URLs without quality() cost both the same encode.
+# KF_SERVE_ARGS adds kf serve flags, to measure a setting against the defaults.
+# shellcheck disable=SC2086
 start_kf --thumbor / --insecure-unsigned --allow-host 127.0.0.1 --allow-address 127.0.0.1 --quality 80 \
-    --cache-dir "$work/kf-cache" --log-level error
+    --cache-dir "$work/kf-cache" --log-level error ${KF_SERVE_ARGS:-}
 start_thumbor 2 "ALLOW_UNSAFE_URL = True" \
     "RESULT_STORAGE = 'thumbor.result_storages.file_storage'" \
     "RESULT_STORAGE_FILE_STORAGE_ROOT_PATH = '$work/thumbor-results'" \

@@ -64,8 +64,8 @@ struct ServeRunCommand: ParsableCommand {
     @Option(help: "Seconds a fetch-and-process job may take before 504.")
     var processingTimeout: Double = ImageServerLimits().processingTimeout
 
-    @Option(help: "Jobs fetching or processing at once (default: the number of cores).")
-    var maxJobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: "Jobs fetching or processing at once (default: twice the number of cores, since a job waits on its origin part of the time).")
+    var maxJobs: Int = 2 * ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "Jobs waiting for a slot before 503.")
     var maxQueue: Int = ImageServerLimits().maxQueuedJobs
@@ -73,8 +73,8 @@ struct ServeRunCommand: ParsableCommand {
     @Option(help: "The max-age of Cache-Control, in seconds.")
     var maxAge: Int = 86_400
 
-    @Option(help: "Memory for rendered images, in MB.")
-    var memoryMB: Int = 64
+    @Option(help: "Memory for rendered images, in MB (the disk cache and the page cache hold the rest).")
+    var memoryMB: Int = 16
 
     @Option(name: .customLong("cache-dir"), help: ArgumentHelp(
         "The folder that holds the cache folder (default: $XDG_CACHE_HOME or ~/.cache); several servers may share it.",
