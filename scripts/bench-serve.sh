@@ -32,18 +32,8 @@ seconds="${1:-10}"
 bash scripts/install-deps.sh nginx-light curl wrk python3-venv
 started=$SECONDS
 
-work="$(mktemp -d)"
-source scripts/local-nginx.sh
 source scripts/lib/thumbor.sh
-cleanup() {
-    stop_started
-    stop_local_nginx
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-bench_venv
-build_kf
+begin_peer_run
 # Other work on this machine skews every figure: say how busy it was.
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 

@@ -25,18 +25,8 @@ export PATH="$PATH:/opt/swift/usr/bin"
 bash scripts/install-deps.sh nginx-light curl python3-venv
 started=$SECONDS
 
-work="$(mktemp -d)"
-source scripts/local-nginx.sh
 source scripts/lib/thumbor.sh
-cleanup() {
-    stop_started
-    stop_local_nginx
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-bench_venv
-build_kf
+begin_peer_run
 python="$venv/bin/python"
 
 mkdir -p "$work/www"

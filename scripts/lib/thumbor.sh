@@ -1,7 +1,9 @@
 # Sourced by scripts/check-thumbor.sh and scripts/bench-serve.sh: the pieces both need to run
-# `kf serve` next to thumbor. Expects `work` (a scratch folder) to be set; keeps the ids of the
-# processes it starts in `pids` (stop them with `stop_started`, from the EXIT trap).
+# `kf serve` next to thumbor. Keeps the ids of the processes it starts in `pids` (stopped by
+# `stop_started`, from the EXIT trap `begin_peer_run` sets).
 #
+#   begin_peer_run             makes the scratch folder `work`, loads scripts/local-nginx.sh, sets the
+#                              EXIT trap, then runs bench_venv and build_kf
 #   bench_venv                 the Python venv with thumbor, libthumbor and imgproxy (klen) from
 #                              PyPI, kept in ${KF_BENCH_CACHE:-~/.cache/kf-bench}; sets `venv`
 #   build_kf                   $KF_BIN, else a release kf as the other benchmarks build it; sets `kf`
@@ -118,4 +120,14 @@ import resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=sys.stderr, check=True)
 usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(f"{usage.ru_utime + usage.ru_stime:.3f}")' "$@"
+}
+
+# Makes the work folder `$work`, loads scripts/local-nginx.sh, removes what the run started and the
+# folder on exit, then prepares the venv and kf: the opening every peer script shares.
+begin_peer_run() {
+    work="$(mktemp -d)"
+    source scripts/local-nginx.sh
+    trap 'stop_started; stop_local_nginx; rm -rf "$work"' EXIT
+    bench_venv
+    build_kf
 }
