@@ -117,8 +117,8 @@ struct ServeRunCommand: ParsableCommand {
         }
         let parent = cacheDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
         let cache = try about(cacheDirectory ?? "cache") { try ImageCache(name: "serve", cacheDirectoryURL: parent) }
-        // Rendered images are kept (encoded) by the server; decoded ones only briefly.
-        cache.memoryStorage.config.totalCostLimit = 8 * 1024 * 1024
+        // Rendered images are kept encoded by the server; a decoded copy would only take memory.
+        cache.memoryStorage.config.totalCostLimit = 0
         let downloader = try ImageDownloader(name: "kf-serve", maxConnectionsPerHost: 16)
         var logger = Logger(label: "kf.serve")
         logger.logLevel = level
