@@ -88,7 +88,7 @@ struct RenditionProcessor: ImageProcessor {
                 if case .pad(let top, let right, let bottom, let left, _) = filter {
                     let width = image.pixelWidth.addingClamped(max(0, left)).addingClamped(max(0, right))
                     let height = image.pixelHeight.addingClamped(max(0, top)).addingClamped(max(0, bottom))
-                    guard allows([.extend(width: width, height: height, x: 0, y: 0, background: .clear)]) else { return nil }
+                    guard allows(width: width, height: height) else { return nil }
                 }
                 guard let filtered = FilterExecutor.apply(filter, to: image, options: options) else { return nil }
                 image = filtered
@@ -99,22 +99,23 @@ struct RenditionProcessor: ImageProcessor {
 
     /// Whether every size `steps` produce is within ``maxOutputPixels``; records the refusal when not.
     private func allows(_ steps: [GeometryStep]) -> Bool {
-        for step in steps {
-            let width: Int, height: Int
+        steps.allSatisfy { step in
             switch step {
-            case .scale(let w, let h), .extend(let w, let h, _, _, _):
-                (width, height) = (w, h)
+            case .scale(let width, let height), .extend(let width, let height, _, _, _):
+                return allows(width: width, height: height)
             case .crop, .smartCrop, .flip, .rotate:
-                continue
-            }
-            let pixels = max(width, 1).multipliedReportingOverflow(by: max(height, 1))
-            if pixels.overflow || pixels.partialValue > maxOutputPixels {
-                failure.record(.processorError(reason: .imageLimitExceeded(
-                    format: .unknown, violation: .pixelsPerFrame(width: width, height: height, limit: maxOutputPixels))))
-                return false
+                return true
             }
         }
-        return true
+    }
+
+    /// Whether a `width`×`height` result is within ``maxOutputPixels``; records the refusal when not.
+    private func allows(width: Int, height: Int) -> Bool {
+        let pixels = max(width, 1).multipliedReportingOverflow(by: max(height, 1))
+        guard pixels.overflow || pixels.partialValue > maxOutputPixels else { return true }
+        failure.record(.processorError(reason: .imageLimitExceeded(
+            format: .unknown, violation: .pixelsPerFrame(width: width, height: height, limit: maxOutputPixels))))
+        return false
     }
 
     /// Decodes `data` as small as `geometry`'s first resize allows and runs the geometry on it.
