@@ -81,7 +81,7 @@ final class RenditionPipeline: Sendable {
     }
 
     /// Fetches, processes and encodes one rendition through the manager (which stores it on disk
-    /// with the origin's validators, and revalidates it there once it expires), and keeps it in memory.
+    /// with the origin's validators, and revalidates it there once it expires).
     private func render(
         source: URL, original: Data?, cacheKey: String, key: String, processor: any ImageProcessor,
         serializer: RenditionSerializer
@@ -136,7 +136,10 @@ final class RenditionPipeline: Sendable {
             throw ImageServerError(.internalServerError, "the processed image could not be encoded as \(serializer.rendering.token)")
         }
         let rendition = Rendition(bytes: bytes, key: key)
-        memory.store(rendition, forKey: key)
+        // A rendition enters memory on its second request, from the disk: most renditions are
+        // asked for once (every size of every photo), and would only push the popular ones out.
+        // One the disk did not keep (a full disk, say) has only memory to come from.
+        if stored == nil { memory.store(rendition, forKey: key) }
         switch result.cacheType {
         case .none: return (rendition, original == nil ? .origin : .original)
         case .disk: return (rendition, .revalidated)
