@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
-bash scripts/install-deps.sh libgtk-4-dev xvfb xauth
+bash scripts/install-deps.sh libgtk-4-dev xvfb xauth nginx
 swift build --build-tests
 swift test
 # The example package uses the library as a dependency would; build it and run it on a sample,
@@ -30,6 +30,7 @@ bash scripts/check-curl-loader.sh
 # kf serve's demo page in a real browser: Debian's headless Chromium loads it and every image on it
 # must decode.
 bash scripts/check-serve-demo.sh
+bash scripts/check-nginx.sh
 # The fuzz targets keep building and a few seconds of each finds nothing (scripts/fuzz.sh runs
 # them at length); a debug build here, as the sanitizer build of every dependency is long.
 FUZZ_CONFIGURATION=debug bash scripts/fuzz.sh --smoke --seconds 3
