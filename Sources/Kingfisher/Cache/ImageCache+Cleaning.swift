@@ -35,7 +35,7 @@ extension ImageCache {
 
     /// Removes expired disk entries, then least-recently-used ones while over the size limit.
     ///
-    /// When anything was removed, posts ``Foundation/Notification/Name/KingfisherDidCleanDiskCache``
+    /// When anything was removed, posts ``Foundation/NSNotification/Name/KingfisherDidCleanDiskCache``
     /// with the removed file names under ``KingfisherDiskCacheCleanedHashKey``. `completion` runs
     /// afterwards, on the I/O queue.
     public func cleanExpiredDiskCache(completion: (@Sendable () -> Void)? = nil) {
@@ -59,7 +59,7 @@ extension ImageCache {
     /// The call returns at once; the work runs on the cache's I/O queue, as
     /// ``cleanExpiredDiskCache(completion:)`` does. Linux has no app lifecycle that suspends a
     /// process, so no background time is requested: call it when your program goes idle. Observe
-    /// ``Foundation/Notification/Name/KingfisherDidCleanDiskCache`` to learn what was removed.
+    /// ``Foundation/NSNotification/Name/KingfisherDidCleanDiskCache`` to learn what was removed.
     public func backgroundCleanExpiredDiskCache() {
         cleanExpiredDiskCache(completion: nil)
     }

@@ -9,7 +9,7 @@ extension Notification.Name {
     public static let KingfisherDidCleanDiskCache = Notification.Name("com.onevcat.Kingfisher.KingfisherDidCleanDiskCache")
 }
 
-/// The `userInfo` key of ``Foundation/Notification/Name/KingfisherDidCleanDiskCache`` that holds the removed hashes.
+/// The `userInfo` key of ``Foundation/NSNotification/Name/KingfisherDidCleanDiskCache`` that holds the removed hashes.
 public let KingfisherDiskCacheCleanedHashKey = "com.onevcat.Kingfisher.cleanedHash"
 
 /// The two-level image cache: decoded images in memory, serialized images on disk.

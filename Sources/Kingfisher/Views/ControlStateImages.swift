@@ -188,7 +188,7 @@ extension KingfisherWrapper where Base: KingfisherControlStateImageSettable {
                            progressBlock: progressBlock, completionHandler: completionHandler)
     }
 
-    /// The `Source` form of ``setImage(with:for:placeholder:options:progressBlock:completionHandler:)``
+    /// The `Source` form of ``setImage(with:for:placeholder:options:progressBlock:completionHandler:)-(Source?,_,_,_,_,_)``
     /// without progress, so a trailing closure is the completion handler.
     @discardableResult
     public func setImage(

@@ -5,7 +5,8 @@ import Kingfisher
 ///
 /// Every grammar (``ImagePath``, thumbor's, imgproxy's) parses into this model; the server then
 /// fetches ``source``, runs ``operations`` in order, encodes as ``output`` at ``quality`` and answers
-/// with ``headers``. ``cacheKey`` covers everything that changes the bytes of the answer.
+/// with ``headers``. The server caches a rendition under its source, operations, output and encoder
+/// settings: everything that changes the bytes of the answer.
 public struct RenditionRequest: Sendable, Hashable {
     /// The origin image.
     public var source: URL
@@ -44,7 +45,7 @@ public enum AlphaInOpaqueFormats: String, Sendable, Hashable {
 
 /// One step of a rendition.
 public enum RenditionOperation: Sendable, Hashable {
-    /// A ``ProcessorSpec`` chain (the server's own grammar), as text.
+    /// A `ProcessorSpec` chain (the server's own grammar), as text.
     case spec(String)
     /// Geometry that depends on the source's size, resolved when the image is decoded.
     case geometry(RenditionGeometry)

@@ -8,7 +8,7 @@ import Kingfisher
 /// - `format`: `jpeg`, `png`, `webp`, `gif`, `avif`, `jxl` or `auto` (AVIF or WebP when the
 ///   client's `Accept` names `image/avif` or `image/webp`, otherwise JPEG for opaque stills, PNG
 ///   for the others and GIF for animations; see ``OutputFormat/auto``).
-/// - `spec`: a ``ProcessorSpec`` chain, percent-encoded (`downsample(200x200)%7C%3Eround(20)`), or
+/// - `spec`: a `ProcessorSpec` chain, percent-encoded (`downsample(200x200)%7C%3Eround(20)`), or
 ///   `-` for no processing.
 /// - `source`: the source URL in base64url without padding.
 public struct ImagePath: Sendable, Hashable {
