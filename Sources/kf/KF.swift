@@ -4,6 +4,9 @@ import Kingfisher
 
 /// The `kf` command: Kingfisher's image pipeline from the shell.
 struct KF: ParsableCommand {
+    /// The release of `kf`, and of the Kingfisher for Linux it is built with, that `kf --version` prints.
+    static let version = "0.9.0"
+
     static let configuration = CommandConfiguration(
         commandName: "kf",
         abstract: "Decode, inspect, convert and process images, and manage the image cache, with Kingfisher for Linux.",
@@ -25,6 +28,7 @@ struct KF: ParsableCommand {
                with -o are whole or absent; a cache write cut short leaves a
                temporary file that 'kf cache clean' removes.
         """,
+        version: "kf \(version) (Kingfisher for Linux)",
         subcommands: [
             FetchCommand.self, PrefetchCommand.self, InfoCommand.self, ConvertCommand.self, ProcessCommand.self,
             CacheCommand.self, ServeCommand.self,
