@@ -1,6 +1,8 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Kingfisher
+import KingfisherSynchronization
 import Logging
 
 /// The image server: signed image requests answered through Kingfisher's pipeline, with
@@ -25,6 +27,12 @@ public final class ImageServer: Sendable {
     let addressGuard: AddressGuard
     /// The server's own grammar, at the root unless a mount takes it.
     let nativeGrammar: NativeGrammar
+    /// `X-Kf-Replica: NAME` when the configuration names the instance.
+    let replicaField: HTTPField?
+    /// Reads the client's address for the request log.
+    let clientAddress: ClientAddress
+    /// Set once draining starts; `/health` then answers 503.
+    private let draining = Atomic<Bool>(false)
 
     /// A server with `configuration` fetching through `manager`.
     ///
@@ -34,8 +42,10 @@ public final class ImageServer: Sendable {
     public init(configuration: ImageServerConfiguration, manager: KingfisherManager, logger: Logger = Logger(label: "kf.serve")) {
         self.configuration = configuration
         self.manager = manager
+        var logger = logger
+        if let name = configuration.instanceName { logger[metadataKey: "instance"] = "\(name)" }
         self.logger = logger
-        let metrics = ServerMetrics()
+        let metrics = ServerMetrics(replica: configuration.instanceName)
         self.metrics = metrics
         let downloader = manager.downloader
         downloader.maximumResponseSize = configuration.limits.maxSourceBytes
@@ -51,6 +61,20 @@ public final class ImageServer: Sendable {
         self.signer = configuration.signingKey.map { URLSigner(key: $0) }
         self.addressGuard = addressGuard
         self.nativeGrammar = NativeGrammar(signingKey: configuration.signingKey, allowsUnsigned: configuration.allowsUnsigned)
+        self.replicaField = configuration.instanceName.flatMap { name in
+            HTTPField.Name("X-Kf-Replica").map { HTTPField(name: $0, value: name) }
+        }
+        self.clientAddress = ClientAddress(trustedProxies: configuration.trustedProxies)
+    }
+
+    /// Whether the server is draining: `/health` and `/healthcheck` answer `503 draining` while
+    /// every other route is still served.
+    public var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Starts draining (see ``isDraining``), so a load balancer polling `/health` stops sending
+    /// requests before the listener closes; there is no way back.
+    public func beginDraining() {
+        draining.store(true, ordering: .relaxed)
     }
 
     /// Adds `GET /{signature}/{format}/{spec}/{source}` (see ``ImagePath``; also `HEAD`), `GET /health`,
@@ -66,16 +90,10 @@ public final class ImageServer: Sendable {
             _ = router.add(middleware: GrammarMountMiddleware<Context>(server: self))
         }
         router.get("healthcheck") { [self] request, _ in
-            answer(request, route: .health) {
-                Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"],
-                         body: ResponseBody(byteBuffer: ByteBuffer(string: "WORKING")))
-            }
+            answer(request, route: .health) { healthResponse(healthy: "WORKING") }
         }
         router.get("health") { [self] request, _ in
-            answer(request, route: .health) {
-                Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
-                         body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
-            }
+            answer(request, route: .health) { healthResponse(healthy: "ok\n") }
         }
         router.get("metrics") { [self] request, _ in
             answer(request, route: .metrics) {
@@ -109,6 +127,15 @@ public final class ImageServer: Sendable {
     /// The path to request for `source` processed by `spec` in `format`, signed with the server's key.
     public func path(for source: URL, spec: String, format: OutputFormat) -> String {
         ImagePath(source: source, spec: spec, format: format, signer: signer).path
+    }
+
+    /// `200` with `healthy`, or `503 draining` once draining started.
+    func healthResponse(healthy: String) -> Response {
+        let draining = isDraining
+        return Response(
+            status: draining ? .serviceUnavailable : .ok,
+            headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: draining ? "draining" : healthy)))
     }
 
     /// Stops the downloader; later origin fetches fail.
@@ -152,23 +179,27 @@ public final class ImageServer: Sendable {
     }
 
     /// Answers a request to one of the server's other routes with `body`, logged and counted.
+    /// A health check's `503 draining` is logged at `info`, like its `200`: it is expected.
     func answer(_ request: Request, route: ServerRoute, _ body: () -> Response) -> Response {
         let start = ContinuousClock.now
         let response = body()
-        record(request, route: route, response: response, since: start, tier: nil, reason: nil)
+        let draining = route == .health && response.status == .serviceUnavailable
+        record(request, route: route, response: response, since: start, tier: nil, reason: draining ? "draining" : nil,
+               level: draining ? .info : nil)
         return response
     }
 
     /// Logs the one line of an answered request and counts it in the metrics.
     func record(
         _ request: Request, route: ServerRoute, response: Response, since start: ContinuousClock.Instant,
-        tier: CacheTier?, reason: String?
+        tier: CacheTier?, reason: String?, level: Logger.Level? = nil
     ) {
         let elapsed = ContinuousClock.now - start
         let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
         metrics.recordRequest(route: route, status: Int(response.status.code), nanoseconds: nanoseconds)
         RequestLog.write(
             to: logger, request: request, status: Int(response.status.code),
-            bytes: response.body.contentLength ?? 0, nanoseconds: nanoseconds, tier: tier, reason: reason)
+            bytes: response.body.contentLength ?? 0, nanoseconds: nanoseconds, tier: tier, reason: reason,
+            client: RequestClient.address, level: level)
     }
 }

@@ -18,9 +18,18 @@ struct ServeRunCommand: ParsableCommand {
         --allow-private-addresses allows them. --thumbor PREFIX and --imgproxy PREFIX answer \
         those servers' URLs too. GET /health answers 'ok', GET /metrics the \
         Prometheus metrics; another path is 404 and another method 405, with the reason in the \
-        body as for every refusal. Each request is one log line. SIGTERM or SIGINT stops \
-        accepting, finishes the requests in flight, then exits with 0. Exit status 1 when the \
-        server cannot start (e.g. the port is in use), 2 on a usage error.
+        body as for every refusal. Each request is one log line, naming the instance and the \
+        client (read from Forwarded or X-Forwarded-For only when the peer is a --trusted-proxy); \
+        every response carries 'X-Kf-Replica: NAME' and every metric the label replica="NAME".
+
+        SIGTERM or SIGINT starts a drain: /health and /healthcheck answer 503 'draining' at \
+        once while every other request is still served for --drain-seconds (3 by default), so a \
+        load balancer polling /health stops sending requests before the port closes; then the \
+        server stops accepting, finishes the requests in flight and exits with 0. A second \
+        SIGTERM or SIGINT ends the wait at once. The drain's start and end are logged.
+
+        Exit status 0 after a signal, 1 when the server cannot start (e.g. the port is in use), \
+        2 on a usage error.
         """
     )
 
@@ -109,6 +118,23 @@ struct ServeRunCommand: ParsableCommand {
     @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    @Option(help: ArgumentHelp(
+        "Seconds /health answers 503 while requests are still served, after SIGTERM or SIGINT and before the listener closes.",
+        valueName: "N"))
+    var drainSeconds: Double = 3
+
+    @Option(help: ArgumentHelp(
+        "This replica's name in log lines (instance=NAME), metrics (replica=\"NAME\") and the X-Kf-Replica header "
+            + "(default: the host name); letters, digits, '.', '-', '_' and ':'.",
+        valueName: "NAME"))
+    var instance: String?
+
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp(
+        "A load balancer or proxy (IPv4 or IPv6, with an optional /BITS) whose Forwarded or X-Forwarded-For header "
+            + "names the client in the log; repeatable. From other peers those headers are ignored.",
+        valueName: "ADDRESS[/BITS]"))
+    var trustedProxies: [String] = []
+
     func run() throws {
         let configuration = try makeConfiguration()
         let port = try listeningPort()
@@ -132,8 +158,9 @@ struct ServeRunCommand: ParsableCommand {
         }
         let failure = Mutex<(any Error)?>(nil)
         let done = DispatchSemaphore(value: 0)
+        let drain = Duration.milliseconds(Int64((drainSeconds * 1000).rounded()))
         Task {
-            do { try await app.runService() } catch { failure.withLock { $0 = error } }
+            do { try await server.run(app, drainingFor: drain) } catch { failure.withLock { $0 = error } }
             done.signal()
         }
         done.wait()
@@ -170,6 +197,19 @@ struct ServeRunCommand: ParsableCommand {
         guard (0...10).contains(avifSpeed) else { throw CLIError.usage("--avif-speed must be 0...10; got \(avifSpeed)") }
         guard (1...100).contains(quality) else { throw CLIError.usage("--quality must be 1...100; got \(quality)") }
         guard maxRedirects >= 0 else { throw CLIError.usage("--max-redirects must be 0 or more; got \(maxRedirects)") }
+        guard drainSeconds.isFinite, (0...3600).contains(drainSeconds) else {
+            throw CLIError.usage("--drain-seconds must be 0...3600; got \(drainSeconds)")
+        }
+        let instanceName = instance ?? Self.hostInstanceName()
+        guard ImageServerConfiguration.isValidInstanceName(instanceName) else {
+            throw CLIError.usage("--instance must be 1 to 253 letters, digits, '.', '-', '_' or ':'; got '\(instanceName)'")
+        }
+        let proxies = try trustedProxies.map { text in
+            guard let range = AddressRange(text) else {
+                throw CLIError.usage("--trusted-proxy \(text): not an IPv4 or IPv6 address with an optional /BITS")
+            }
+            return range
+        }
         let limits = ImageServerLimits(
             maxSourceBytes: maxSourceBytes, maxPixelsPerFrame: maxPixels, maxFrames: maxFrames,
             upstreamTimeout: upstreamTimeout, processingTimeout: processingTimeout,
@@ -180,7 +220,18 @@ struct ServeRunCommand: ParsableCommand {
             allowedAddresses: Set(allowedAddresses), limits: limits, maxAge: maxAge,
             renditionMemoryLimit: max(0, memoryMB) * 1024 * 1024,
             demoSamples: try demo ? demoSampleURLs() : nil, avifSpeed: avifSpeed, mounts: mounts,
-            maxRedirects: maxRedirects, keepsOriginals: keepOriginals, defaultQuality: Double(quality) / 100)
+            maxRedirects: maxRedirects, keepsOriginals: keepOriginals, defaultQuality: Double(quality) / 100,
+            instanceName: instanceName, trustedProxies: proxies)
+    }
+
+    /// The host name as an instance name: characters a name may not hold become `-`; `kf-serve`
+    /// when the host has no name.
+    static func hostInstanceName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "kf-serve" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let cleaned = String(name.prefix(253).map { ImageServerConfiguration.isValidInstanceName(String($0)) ? $0 : "-" })
+        return cleaned.isEmpty ? "kf-serve" : cleaned
     }
 
     /// The `--demo-sample` URLs; each must be http(s).

@@ -28,7 +28,7 @@ struct ShutdownTests {
         let key = "sigterm-test-key"
         let process = try ChildProcess(try Self.kfURL().path, [
             "serve", "--port", "0", "--key", key, "--allow-host", "127.0.0.1", "--allow-address", "127.0.0.1",
-            "--max-jobs", "64", "--cache-dir", folder.path, "--log-level", "error",
+            "--max-jobs", "64", "--cache-dir", folder.path, "--log-level", "error", "--drain-seconds", "0",
             // The origin is held until all 50 are in flight, which a sanitizer build can take
             // longer than the default 10 s upstream timeout to reach.
             "--upstream-timeout", "60", "--processing-timeout", "60",
@@ -77,11 +77,13 @@ struct ShutdownTests {
         try await origin.shutdown()
     }
 
-    /// `kf_serve_requests_in_flight` from `/metrics`.
+    /// `kf_serve_requests_in_flight` from `/metrics` (labelled with the replica or not).
     static func inFlight(client: HTTPClient, base: String) async throws -> Int {
         let response = try await client.execute(HTTPClientRequest(url: base + "/metrics"), timeout: .seconds(10))
         let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
-        let line = text.split(separator: "\n").first { $0.hasPrefix("kf_serve_requests_in_flight ") }
+        let line = text.split(separator: "\n").first {
+            $0.hasPrefix("kf_serve_requests_in_flight ") || $0.hasPrefix("kf_serve_requests_in_flight{")
+        }
         return line.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }.map { Int($0) } ?? 0
     }
 }

@@ -41,6 +41,13 @@ public struct ImageServerConfiguration: Sendable {
     public var keepsOriginals: Bool
     /// The quality of lossy renditions when a request names none, 0...1.
     public var defaultQuality: Double
+    /// The name of this replica among others behind a load balancer: `instance` in every log line,
+    /// the `replica` label of every metric, and `X-Kf-Replica` on every response (with
+    /// ``ImageServer/replicaMiddleware()``); `nil` names none. See ``isValidInstanceName(_:)``.
+    public var instanceName: String?
+    /// The proxies (load balancers) whose `Forwarded` and `X-Forwarded-For` headers name the client
+    /// in the request log; those headers change nothing else.
+    public var trustedProxies: [AddressRange]
 
     /// The server's AVIF speed, 8, rather than libavif's default of 6: a server encodes while the
     /// client waits, and speed 6 spends seconds on a large photo.
@@ -66,7 +73,9 @@ public struct ImageServerConfiguration: Sendable {
         mounts: [GrammarMount] = [],
         maxRedirects: Int = 5,
         keepsOriginals: Bool = true,
-        defaultQuality: Double = 0.85
+        defaultQuality: Double = 0.85,
+        instanceName: String? = nil,
+        trustedProxies: [AddressRange] = []
     ) {
         self.signingKey = signingKey
         self.allowsUnsigned = allowsUnsigned
@@ -82,6 +91,23 @@ public struct ImageServerConfiguration: Sendable {
         self.maxRedirects = max(0, maxRedirects)
         self.keepsOriginals = keepsOriginals
         self.defaultQuality = min(max(defaultQuality, 0), 1)
+        self.instanceName = instanceName.flatMap { Self.isValidInstanceName($0) ? $0 : nil }
+        self.trustedProxies = trustedProxies
+    }
+
+    /// Whether `name` can name a replica: 1 to 253 letters, digits, `.`, `-`, `_` or `:`, so it
+    /// is the same in a log line, a Prometheus label and an HTTP header, with nothing to escape.
+    public static func isValidInstanceName(_ name: String) -> Bool {
+        (1...253).contains(name.utf8.count) && name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                 UInt8(ascii: ":"):
+                true
+            default:
+                false
+            }
+        }
     }
 
     /// Whether a mount takes the root, so the server's own grammar is not served there.

@@ -26,14 +26,16 @@ public struct ImageServerService: Service {
 extension ImageServer {
     /// A Hummingbird application serving only this server's routes on `host`:`port` (port 0
     /// picks a free one), with ``ImageServerService`` among its services; other paths and methods
-    /// are refused by ``unmatchedRequestMiddleware()``.
+    /// are refused by ``unmatchedRequestMiddleware()``, and ``replicaMiddleware()`` sees every request.
     ///
     /// `onServerRunning` receives the bound port once the server accepts connections. Run it with
-    /// `runService()` to stop gracefully on SIGTERM and SIGINT.
+    /// ``run(_:drainingFor:signals:)`` to drain and stop gracefully on SIGTERM and SIGINT (or with
+    /// `runService()` to stop at once).
     public func makeApplication(
         host: String = "127.0.0.1", port: Int, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let router = Router()
+        let router = Router(context: ServeRequestContext.self)
+        router.add(middleware: replicaMiddleware())
         router.add(middleware: unmatchedRequestMiddleware())
         addRoutes(to: router)
         return Application(

@@ -3,12 +3,14 @@ import Logging
 
 /// Writes the one log line of a request.
 enum RequestLog {
-    /// `GET /path` at `info` with `status`, `bytes`, `ms` and `cache` as metadata; refusals add
-    /// their `reason` and are logged at `notice` (5xx at `warning`).
+    /// `GET /path` at `info` with `status`, `bytes`, `ms`, `cache` and `client` (when known) as
+    /// metadata, beside the logger's own (`instance`); refusals add their `reason` and are logged
+    /// at `notice` (5xx at `warning`) unless `level` says otherwise.
     static func write(
-        to logger: Logger, request: Request, status: Int, bytes: Int, nanoseconds: Int64, tier: CacheTier?, reason: String?
+        to logger: Logger, request: Request, status: Int, bytes: Int, nanoseconds: Int64, tier: CacheTier?, reason: String?,
+        client: String?, level: Logger.Level? = nil
     ) {
-        let level: Logger.Level = status >= 500 ? .warning : (status >= 400 ? .notice : .info)
+        let level: Logger.Level = level ?? (status >= 500 ? .warning : (status >= 400 ? .notice : .info))
         guard logger.logLevel <= level else { return }
         let milliseconds = Double(nanoseconds) / 1_000_000
         let path = request.uri.path.count > 200 ? request.uri.path.prefix(200) + "…" : request.uri.path
@@ -17,6 +19,7 @@ enum RequestLog {
             "status": "\(status)", "bytes": "\(bytes)", "ms": "\((milliseconds * 10).rounded() / 10)", "cache": "\(cache)",
         ]
         if let reason { metadata["reason"] = "\(reason)" }
+        if let client { metadata["client"] = "\(client)" }
         logger.log(level: level, "\(request.method) \(path)", metadata: metadata)
     }
 }

@@ -10,7 +10,8 @@ import KingfisherSynchronization
 /// `image`, `health`, `metrics`, `demo` or `unmatched`), `kf_serve_request_duration_seconds`
 /// (histogram of image requests), `kf_serve_cache_total{tier}` (`memory`, `disk`, `shared`,
 /// `origin`, `revalidated`), `kf_serve_upstream_bytes_total` and `kf_serve_requests_in_flight`
-/// (image requests being answered).
+/// (image requests being answered). With a replica name, every one of them also carries the
+/// label `replica="NAME"` (Prometheus keeps `instance` for the scrape target).
 public final class ServerMetrics: Sendable {
     /// The registry the metrics live in.
     public let registry: PrometheusCollectorRegistry
@@ -21,9 +22,13 @@ public final class ServerMetrics: Sendable {
     private let inFlight = Atomic<Int>(0)
     private let requestCounters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let tierCounters: [CacheTier: CoreMetrics.Counter]
+    /// The labels every metric carries: `replica`, when named.
+    private let common: [(String, String)]
 
-    /// Metrics in a new registry.
-    public init() {
+    /// Metrics in a new registry, each labelled `replica="NAME"` when `replica` is given.
+    public init(replica: String? = nil) {
+        let common = replica.map { [("replica", $0)] } ?? []
+        self.common = common
         let registry = PrometheusCollectorRegistry()
         self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -33,12 +38,12 @@ public final class ServerMetrics: Sendable {
             .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
         ]
         self.factory = factory
-        self.duration = CoreMetrics.Timer(label: "kf_serve_request_duration_seconds", factory: factory)
-        self.upstreamBytes = CoreMetrics.Counter(label: "kf_serve_upstream_bytes_total", factory: factory)
-        self.inFlightGauge = CoreMetrics.Gauge(label: "kf_serve_requests_in_flight", factory: factory)
+        self.duration = CoreMetrics.Timer(label: "kf_serve_request_duration_seconds", dimensions: common, factory: factory)
+        self.upstreamBytes = CoreMetrics.Counter(label: "kf_serve_upstream_bytes_total", dimensions: common, factory: factory)
+        self.inFlightGauge = CoreMetrics.Gauge(label: "kf_serve_requests_in_flight", dimensions: common, factory: factory)
         var tiers: [CacheTier: CoreMetrics.Counter] = [:]
         for tier in CacheTier.allCases {
-            tiers[tier] = CoreMetrics.Counter(label: "kf_serve_cache_total", dimensions: [("tier", tier.rawValue)], factory: factory)
+            tiers[tier] = CoreMetrics.Counter(label: "kf_serve_cache_total", dimensions: [("tier", tier.rawValue)] + common, factory: factory)
         }
         self.tierCounters = tiers
     }
@@ -60,7 +65,7 @@ public final class ServerMetrics: Sendable {
             let key = "\(route.rawValue) \(status)"
             if let counter = counters[key] { return counter }
             let counter = CoreMetrics.Counter(
-                label: "kf_serve_requests_total", dimensions: [("route", route.rawValue), ("status", String(status))],
+                label: "kf_serve_requests_total", dimensions: [("route", route.rawValue), ("status", String(status))] + common,
                 factory: factory)
             counters[key] = counter
             return counter
