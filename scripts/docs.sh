@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the API documentation of the Kingfisher and KingfisherServer modules with DocC, for static
-# hosting, into OUTPUT_DIR/Kingfisher and OUTPUT_DIR/KingfisherServer (default: out/docs).
+# hosting, into OUTPUT_DIR/Kingfisher and OUTPUT_DIR/KingfisherServer (default: out/docs). Served
+# with OUTPUT_DIR as the web root, the pages are /Kingfisher/documentation/kingfisher/ and
+# /KingfisherServer/documentation/kingfisherserver/ (each archive is built for its folder).
 # Prints how many warnings the builds gave and exits 1 if there was any, or if a build failed.
 # Warnings that SwiftPM gives about files of a dependency's checkout are not the project's, and
 # are not counted.
@@ -21,7 +23,8 @@ for target in Kingfisher KingfisherServer; do
     echo "Building the documentation of $target into $output/$target"
     rm -rf "${output:?}/$target"
     if ! swift package --allow-writing-to-directory "$output" generate-documentation --target "$target" \
-        --disable-indexing --transform-for-static-hosting --output-path "$output/$target" >> "$log" 2>&1; then
+        --disable-indexing --transform-for-static-hosting --hosting-base-path "$target" \
+        --output-path "$output/$target" >> "$log" 2>&1; then
         echo "docs.sh: building the documentation of $target failed (see $log)" >&2
         failed=1
     fi
@@ -48,4 +51,4 @@ if (( count > 0 )); then
 fi
 echo "docs.sh: $count warning(s) in $((SECONDS - start)) s; log: $log"
 if (( failed || count > 0 )); then exit 1; fi
-echo "docs.sh: open $output/Kingfisher/documentation/kingfisher/index.html through a web server"
+echo "docs.sh: serve $output, e.g. python3 -m http.server --bind 127.0.0.1 --directory $output, and open /Kingfisher/documentation/kingfisher/"
