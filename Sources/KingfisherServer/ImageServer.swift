@@ -11,7 +11,7 @@ import Logging
 /// Mount it in any Hummingbird application with ``addRoutes(to:)``; `kf serve` is an application
 /// with nothing else in it. The server fetches origins through `manager` (its downloader is set
 /// to the configured size limit and timeout, with redirects off) and keeps rendered images in
-/// memory and in the manager's disk cache. Call ``shutdown()`` (or run ``service``) when done.
+/// memory and in the manager's disk cache. Call ``shutdown()`` (or run an ``ImageServerService``) when done.
 public final class ImageServer: Sendable {
     /// The configuration the server was made with.
     public let configuration: ImageServerConfiguration

@@ -11,7 +11,7 @@ import Darwin
 public struct AddressRange: Sendable, Hashable, CustomStringConvertible {
     /// The network's address with the bits past the prefix cleared: 4 bytes for IPv4, 16 for IPv6.
     let network: [UInt8]
-    /// How many leading bits an address must share with ``network``.
+    /// How many leading bits an address must share with the network's address to be in the range.
     public let prefixLength: Int
 
     /// The range written as `ADDRESS` or `ADDRESS/BITS` (`10.0.0.0/8`, `fd00::/8`, `127.0.0.1`);
