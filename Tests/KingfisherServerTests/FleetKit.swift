@@ -32,9 +32,9 @@ struct FleetServe: Sendable {
     }
 
     /// Starts `kf serve` on a free port with `arguments` after the common ones (signed with ``key``,
-    /// allowing 127.0.0.1, a fresh cache folder), and waits until it listens.
-    static func start(_ arguments: [String]) async throws -> FleetServe {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kf-fleet-\(UUID().uuidString)")
+    /// allowing 127.0.0.1, `cacheFolder` or a fresh one), and waits until it listens.
+    static func start(_ arguments: [String], cacheFolder: URL? = nil) async throws -> FleetServe {
+        let folder = cacheFolder ?? FileManager.default.temporaryDirectory.appendingPathComponent("kf-fleet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let process = try ChildProcess(try ShutdownTests.kfURL().path, [
             "serve", "--port", "0", "--key", key, "--allow-host", "127.0.0.1", "--allow-address", "127.0.0.1",
