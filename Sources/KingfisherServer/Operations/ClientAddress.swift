@@ -47,7 +47,9 @@ struct ClientAddress: Sendable {
         return farthest
     }
 
+    /// `Forwarded` (RFC 7239).
     static let forwarded = HTTPField.Name("Forwarded")
+    /// `X-Forwarded-For`, the older convention.
     static let xForwardedFor = HTTPField.Name("X-Forwarded-For")
 
     /// The `for=` node of each element of `Forwarded` field values, in order; `nil` for an element

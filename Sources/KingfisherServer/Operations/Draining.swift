@@ -104,13 +104,17 @@ extension ImageServer {
 
 /// What the drain waits on: a caught signal, or the end of its wait.
 enum DrainEvent: Sendable {
+    /// A signal of those caught arrived.
     case signal(Int32)
+    /// The drain's wait is over.
     case waitOver
 }
 
 /// When a drain started, and whether a second signal ended its wait early.
 struct DrainStart: Sendable {
+    /// When the first signal arrived.
     var instant: ContinuousClock.Instant
+    /// Whether a second signal ended the wait.
     var cutShort: Bool
 }
 

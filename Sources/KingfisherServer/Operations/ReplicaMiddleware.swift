@@ -28,6 +28,7 @@ enum RequestClient {
 ///
 /// An error thrown below it becomes its response here, so even those carry the header.
 struct ReplicaMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The server whose instance name, drain and trusted proxies apply.
     let server: ImageServer
 
     func handle(
