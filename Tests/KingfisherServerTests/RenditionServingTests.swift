@@ -57,7 +57,13 @@ struct RenditionServingTests {
             let date = try #require(ImageServer.parseHTTPDate(stamp))
             #expect(abs(date.timeIntervalSinceNow) < 120)
             #expect(ImageServer.httpDate(date) == stamp)
-            #expect(try await harness.get(path, headers: [.ifModifiedSince: stamp]).status == .notModified)
+            // The second answer comes from the disk and the third from memory: each tier gives
+            // the same date, so each is 304 however many seconds have passed.
+            for _ in 0..<2 {
+                let again = try await harness.get(path, headers: [.ifModifiedSince: stamp])
+                #expect(again.status == .notModified)
+                #expect(again.headers[.lastModified] == stamp)
+            }
             let earlier = ImageServer.httpDate(date.addingTimeInterval(-3600))
             #expect(try await harness.get(path, headers: [.ifModifiedSince: earlier]).status == .ok)
         }

@@ -60,7 +60,7 @@ final class RenditionPipeline: Sendable {
         let disk = manager.cache.diskStorage
         // An expired entry is left to the manager, which revalidates it with the origin.
         if disk.isCached(forKey: key), let bytes = try? disk.value(forKey: key, extendingExpiration: .none), !bytes.isEmpty {
-            let rendition = Rendition(bytes: bytes, key: key)
+            let rendition = Rendition(bytes: bytes, key: key, lastModified: storedDate(forKey: key))
             memory.store(rendition, forKey: key)
             return (rendition, .disk)
         }
@@ -135,7 +135,7 @@ final class RenditionPipeline: Sendable {
         guard let bytes = stored ?? serializer.data(with: result.image, original: nil), !bytes.isEmpty else {
             throw ImageServerError(.internalServerError, "the processed image could not be encoded as \(serializer.rendering.token)")
         }
-        let rendition = Rendition(bytes: bytes, key: key)
+        let rendition = Rendition(bytes: bytes, key: key, lastModified: stored == nil ? Date() : storedDate(forKey: key))
         // A rendition enters memory on its second request, from the disk: most renditions are
         // asked for once (every size of every photo), and would only push the popular ones out.
         // One the disk did not keep (a full disk, say) has only memory to come from.
@@ -145,6 +145,13 @@ final class RenditionPipeline: Sendable {
         case .disk: return (rendition, .revalidated)
         case .memory: return (rendition, .memory)
         }
+    }
+
+    /// When the disk cache wrote `key`'s file, so that a rendition has one `Last-Modified`
+    /// whichever tier answers it; now when the file system cannot tell.
+    private func storedDate(forKey key: String) -> Date {
+        let path = manager.cache.diskStorage.cacheFileURL(forKey: key).path
+        return (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date ?? Date()
     }
 
     /// `2 s`, `0.5 s`.
