@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Disk and network fault figures (issue 19, parts 3 and 4).
+# Disk and network fault figures, and a fleet of kf serve replicas losing replicas under load.
 #
 #   scripts/faults.sh            builds the tests (debug) and runs every fault test on its own
-#   scripts/faults.sh FILTER     ... only the tests whose name matches FILTER
+#   scripts/faults.sh FILTER     ... only the tests whose name matches FILTER (check-fleet: the fleet)
 #
 # Each test runs in its own `swift test` process, so the peak RSS it prints (VmHWM of the test
 # process, the runner included) belongs to that fault alone. Prints one line per fault:
@@ -58,4 +58,11 @@ for test in "${tests[@]}"; do
     fi
     printf 'result: %-100s %s (%.1f s)\n' "$test" "$result" "$seconds"
 done
+# A fleet of three replicas behind nginx under load, losing replicas (scripts/check-fleet.sh).
+if [[ $# -eq 0 || "check-fleet" == *"$1"* ]]; then
+    start=$(date +%s.%N)
+    if bash scripts/check-fleet.sh > "$scratch/faults-check-fleet.log" 2>&1; then result=passed; else result=FAILED; failed=1; fi
+    grep -E '^(r[0-9]|warm-up|origin fetches|uncached|cached|nginx cache|replicas together)' "$scratch/faults-check-fleet.log" || true
+    printf 'result: %-100s %s (%.1f s)\n' scripts/check-fleet.sh "$result" "$(echo "$(date +%s.%N) - $start" | bc)"
+fi
 exit $failed
