@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# Runs the documentation's terminal transcripts and compiles its package manifests, so what the
+# docs show is what the tools do (DocSnippetTests checks the Swift snippets and the links).
+#
+#   bash scripts/check-docs.sh            check every ```console block of README.md and docs/*.md
+#   bash scripts/check-docs.sh --show     also print each command's actual output
+#
+# A ```console block is a transcript: lines starting with "$ " are commands (a line ending in "\"
+# continues on the next), the lines up to the next command are what it prints (standard output
+# and standard error together). Each block runs in one bash session of its own: a fresh home
+# folder (HOME=/home/me as the output shows it; the kf cache lives there), a working folder
+# /home/me/kingfisher-linux holding a copy of Samples/, the debug `kf` that `swift build` made
+# first on PATH, and, where the system allows it (unshare), a network namespace of its own with
+# only a loopback interface: no command reaches the internet and no port is taken by anything
+# else. Background jobs a block starts are killed when it ends; a block has 20 s to finish.
+#
+# Output is compared by shape: each shown line is a pattern in which a run of digits matches any
+# number (digits, perhaps with a decimal part) matches any number, a word of 20 or more letters,
+# digits, "-" and "_" that holds a digit (or of 32 or more in mixed case) matches any such word of
+# the same length (hashes, signatures, base64), a run of spaces any run of spaces,
+# and "…" any text; a line holding only "…" matches any number of lines. A command that shows no
+# output must print nothing and succeed. ```swift blocks that start with "// swift-tools-version:"
+# are package manifests: each is compiled with `swift package dump-package`.
+# Ends with "check-docs: N transcripts (C commands), M manifests: passed|FAILED"; exit 1 on any mismatch.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/opt/swift/usr/bin"
+bin="$(swift build --show-bin-path)"
+if [ ! -x "$bin/kf" ]; then
+    echo "check-docs: $bin/kf is not built: run swift build --build-tests first" >&2
+    exit 1
+fi
+exec python3 - "$bin" "$@" <<'PY'
+import glob, os, re, shutil, subprocess, sys, tempfile, time
+
+bin_dir, show = sys.argv[1], "--show" in sys.argv[2:]
+started = time.monotonic()
+files = ["README.md"] + sorted(glob.glob("docs/*.md"))
+
+
+def blocks(path):
+    """Yields (line, language, lines) for each fenced block of a markdown file."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if stripped.startswith("```"):
+            indent = len(lines[i]) - len(lines[i].lstrip(" "))
+            language = (stripped[3:].split() or [""])[0]
+            start, body = i + 1, []
+            i += 1
+            while i < len(lines) and lines[i].strip() != "```":
+                line = lines[i]
+                body.append(line[min(indent, len(line) - len(line.lstrip(" "))):])
+                i += 1
+            yield start, language, body
+        i += 1
+
+
+def steps(path, line, body):
+    """The commands of a transcript, each with the output lines shown after it."""
+    result, current = [], None
+    k = 0
+    while k < len(body):
+        text = body[k]
+        if text.startswith("$ "):
+            command = text[2:]
+            number = line + 1 + k
+            while command.endswith("\\") and k + 1 < len(body):
+                k += 1
+                command += "\n" + body[k]
+            current = {"command": command, "line": number, "shown": []}
+            result.append(current)
+        elif current is None:
+            if text.strip():
+                raise SystemExit(f"check-docs: {path}:{line + 1 + k}: a transcript must start with a '$ ' command")
+        else:
+            current["shown"].append(text.rstrip())
+        k += 1
+    for step in result:
+        while step["shown"] and not step["shown"][-1]:
+            step["shown"].pop()
+    return result
+
+
+TOKEN = re.compile(r"(…)|( +)|([A-Za-z0-9_\-]{20,})|([0-9]+(?:\.[0-9]+)?)|(.)")
+
+
+def pattern(shown):
+    """The regular expression a shown output line stands for."""
+    parts = []
+    for ellipsis, spaces, word, digits, other in TOKEN.findall(shown.strip()):
+        if ellipsis:
+            parts.append(".*")
+        elif spaces:
+            parts.append(" +")
+        elif word:
+            if re.search(r"[0-9]", word) or (len(word) >= 32 and re.search(r"[a-z]", word) and re.search(r"[A-Z]", word)):
+                parts.append("[A-Za-z0-9_\\-]{%d}" % len(word))
+            else:
+                parts.append(re.sub(r"[0-9]+", "[0-9]+", re.escape(word)))
+        elif digits:
+            parts.append(r"[0-9]+(?:\.[0-9]+)?")
+        else:
+            parts.append(re.escape(other))
+    return re.compile(" *" + "".join(parts) + " *$")
+
+
+def matches(shown, actual):
+    """Whether the actual lines have the shape of the shown ones ("…" alone takes any lines)."""
+    if not shown:
+        return not actual
+    if shown[0].strip() == "…":
+        return any(matches(shown[1:], actual[n:]) for n in range(len(actual) + 1))
+    return bool(actual) and pattern(shown[0]).match(actual[0]) is not None and matches(shown[1:], actual[1:])
+
+
+def isolation():
+    """A command prefix giving each transcript its own network namespace, when the system allows it."""
+    probe = ["unshare", "-rn", "sh", "-c", "ip link set lo up"]
+    try:
+        if shutil.which("unshare") and shutil.which("ip") and subprocess.run(probe, capture_output=True, timeout=10).returncode == 0:
+            return ["unshare", "-rn", "sh", "-c", 'ip link set lo up && exec bash "$0"']
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    print("check-docs: no private network namespace (unshare -rn refused): transcripts use this machine's loopback", file=sys.stderr)
+    return ["bash"]
+
+
+def run(path, line, block_steps, prefix):
+    """Runs one transcript; returns the failure messages."""
+    sandbox = tempfile.mkdtemp(prefix="check-docs-")
+    try:
+        home = os.path.join(sandbox, "home", "me")
+        work = os.path.join(home, "kingfisher-linux")
+        os.makedirs(work)
+        shutil.copytree("Samples", os.path.join(work, "Samples"))
+        script = ["exec 2>&1 </dev/null", f"cd {work!r}"]
+        for n, step in enumerate(block_steps):
+            script += [f"printf '\\036step {n}\\n'", step["command"], f"printf '\\036status %d\\n' $?"]
+        script += ["printf '\\036end\\n'", "kill -KILL $(jobs -p) 2>/dev/null", "wait 2>/dev/null", "true"]
+        with open(os.path.join(sandbox, "transcript.sh"), "w") as handle:
+            handle.write("\n".join(script) + "\n")
+        env = {k: v for k, v in os.environ.items()
+               if not re.match(r"(XDG_|KF_SERVE_|THUMBOR_|IMGPROXY_|KF_FLEET_)", k)}
+        env.update(HOME=home, PATH=bin_dir + os.pathsep + env.get("PATH", ""), LC_ALL="C.UTF-8", TERM="dumb")
+        began = time.monotonic()
+        try:
+            out = subprocess.run(prefix + [os.path.join(sandbox, "transcript.sh")], env=env, cwd=work,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=20).stdout
+        except subprocess.TimeoutExpired as timeout:
+            out = (timeout.stdout or b"") + b"\n\x1etimeout\n"
+        text = out.decode("utf-8", "replace").replace(sandbox, "")
+        if show:
+            print(f"-- {path}:{line}: ran in {time.monotonic() - began:.1f} s")
+    finally:
+        shutil.rmtree(sandbox, ignore_errors=True)
+    outputs, statuses, current = {}, {}, None
+    for raw in text.split("\n"):
+        if raw.startswith("\x1estep "):
+            current = int(raw.split()[1])
+            outputs[current] = []
+        elif raw.startswith("\x1estatus "):
+            statuses[current] = int(raw.split()[1])
+        elif raw.startswith("\x1e"):
+            current = None
+        elif current is not None:
+            outputs[current].append(raw.rstrip())
+    failures = []
+    for n, step in enumerate(block_steps):
+        actual = outputs.get(n)
+        while actual and not actual[-1]:
+            actual.pop()
+        where = f"{path}:{step['line']}: $ {step['command'].splitlines()[0]}"
+        if show:
+            print(f"== {where}\n" + ("\n".join(actual) if actual else "(no output)" if actual is not None else "(did not run)"))
+        if actual is None or n not in statuses:
+            failures.append(f"{where}\n   did not finish (a command before it hung or the transcript took over 20 s)")
+            break
+        if not step["shown"] and statuses[n] != 0:
+            failures.append(f"{where}\n   exited with {statuses[n]} and shows no output:\n" + "\n".join("   | " + a for a in actual))
+        elif not matches(step["shown"], actual):
+            failures.append(f"{where}\n   shown:\n" + "\n".join("   | " + s for s in step["shown"]) +
+                            "\n   printed:\n" + "\n".join("   | " + a for a in actual))
+    return failures
+
+
+def check_manifest(path, line, body):
+    """Compiles a package manifest block; returns the failure messages."""
+    sandbox = tempfile.mkdtemp(prefix="check-docs-manifest-")
+    try:
+        with open(os.path.join(sandbox, "Package.swift"), "w") as handle:
+            handle.write("\n".join(body) + "\n")
+        done = subprocess.run(["swift", "package", "dump-package", "--package-path", sandbox],
+                              capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            return [f"{path}:{line}: the manifest does not compile:\n{done.stderr}"]
+        return []
+    finally:
+        shutil.rmtree(sandbox, ignore_errors=True)
+
+
+prefix = isolation()
+failures, transcripts, commands, manifests = [], 0, 0, 0
+for path in files:
+    for line, language, body in blocks(path):
+        if language == "console":
+            block_steps = steps(path, line, body)
+            transcripts += 1
+            commands += len(block_steps)
+            failures += run(path, line, block_steps, prefix)
+        elif language == "swift" and body and body[0].startswith("// swift-tools-version:"):
+            manifests += 1
+            failures += check_manifest(path, line, body)
+for failure in failures:
+    print("check-docs: " + failure, file=sys.stderr)
+verdict = "FAILED" if failures else "passed"
+print(f"check-docs: {transcripts} transcripts ({commands} commands), {manifests} manifests in {len(files)} files "
+      f"in {time.monotonic() - started:.1f} s: {verdict}")
+sys.exit(1 if failures else 0)
+PY
