@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(
             name: "KingfisherServerTests",
             dependencies: [
-                "KingfisherServer", "Kingfisher", "KingfisherSynchronization", "KingfisherTestServer",
+                "KingfisherServer", "Kingfisher", "KingfisherSynchronization", "KingfisherTestServer", "KingfisherTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -89,26 +89,13 @@ write("hd-cached.txt", hd[-200:])
 write("warm.txt", [f"/unsafe/fit-in/600x600/filters:format(jpeg):quality(80)/http://{origin}/warm-{i:02d}.jpg" for i in range(20)])
 PY
 
-cat > "$work/paths.lua" <<'LUA'
-local paths = {}
-for line in io.lines(os.getenv("PATHS")) do paths[#paths + 1] = line end
-local threads = 0
-function setup(thread) thread:set("id", threads); threads = threads + 1 end
-local n = 0
-function request()
-    local index = (id + n * 2) % #paths + 1
-    n = n + 1
-    return wrk.format("GET", paths[index])
-end
-LUA
-
 # run_wrk NAME BASE PATHFILE CONNECTIONS [HEADER]: one wrk run; keeps req/s, p99, the request
 # count and the count of answers other than 2xx/3xx in $work/result-NAME, and warns when the run
 # wrapped round its list.
 run_wrk() {
     local extra=()
     if [ -n "${5:-}" ]; then extra=(-H "$5"); fi
-    PATHS="$3" wrk -t2 -c"$4" -d"${seconds}s" --timeout 30s --latency -s "$work/paths.lua" "${extra[@]}" "$2" \
+    PATHS="$3" wrk -t2 -c"$4" -d"${seconds}s" --timeout 30s --latency -s scripts/lib/wrk-paths.lua "${extra[@]}" "$2" \
         > "$work/wrk-$1.txt" 2>&1
     local rps p99 requests non2xx
     rps="$(awk '/Requests\/sec/ {print $2}' "$work/wrk-$1.txt")"

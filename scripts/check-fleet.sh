@@ -64,22 +64,9 @@ urls() { python3 scripts/lib/fleet_tools.py urls "$origin" "$@"; }
 urls warm 100 110 120 > "$work/warm.txt"
 for phase in kill rolling lost capacity; do urls "$phase" > "$work/$phase.txt"; done
 
-cat > "$work/paths.lua" <<'LUA'
-local paths = {}
-for line in io.lines(os.getenv("PATHS")) do paths[#paths + 1] = line end
-local threads = 0
-function setup(thread) thread:set("id", threads); threads = threads + 1 end
-local n = 0
-function request()
-    local index = (id + n * 2) % #paths + 1
-    n = n + 1
-    return wrk.format("GET", paths[index])
-end
-LUA
-
 # load NAME PATHFILE SECONDS [BASE]: wrk with 8 connections; prints and keeps requests and failures.
 load() {
-    PATHS="$2" wrk -t2 -c8 -d"$3s" --timeout 20s -s "$work/paths.lua" "${4:-${front%/}}" > "$work/wrk-$1.txt" 2>&1
+    PATHS="$2" wrk -t2 -c8 -d"$3s" --timeout 20s -s scripts/lib/wrk-paths.lua "${4:-${front%/}}" > "$work/wrk-$1.txt" 2>&1
     local requests errors non2xx
     requests="$(awk '/requests in/ {print $1}' "$work/wrk-$1.txt")"
     errors="$(awk '/Socket errors/ {gsub(/,/, ""); print $4 + $6 + $8 + $10}' "$work/wrk-$1.txt")"

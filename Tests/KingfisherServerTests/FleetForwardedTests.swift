@@ -1,4 +1,5 @@
 import HTTPTypes
+import KingfisherTestSupport
 import Testing
 @testable import KingfisherServer
 
@@ -98,7 +99,7 @@ struct FleetForwardedTests {
         let elements = Array(repeating: "for=203.0.113.7;by=\"a,b\"", count: 20_000).joined(separator: ",")
         #expect(ClientAddress.forwardedFor([elements]).count == ClientAddress.maxEntries)
         let alphabet = Array("for=\"[]:;,\\ 0123456789.abcdef_-unknown\u{0}\t\u{FF11}é".unicodeScalars)
-        var generator = FleetSeededGenerator(seed: 7)
+        var generator = SeededGenerator(state: 7)
         for _ in 0..<3_000 {
             let length = Int.random(in: 0...40, using: &generator)
             let text = String(String.UnicodeScalarView((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }))
@@ -130,20 +131,5 @@ struct FleetForwardedTests {
     ])
     func notRanges(_ text: String) {
         #expect(AddressRange(text) == nil)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so random inputs are the same on every run.
-struct FleetSeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KingfisherTestSupport
 @testable import Kingfisher
 
 /// Images the tests make themselves, so no fixture has to be trusted.
@@ -63,16 +64,7 @@ enum TestImages {
 /// Deterministic damage to valid files: every kind of truncation and many byte flips.
 enum Mutations {
     /// A small, fixed-seed generator so failures reproduce.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias SeededGenerator = KingfisherTestSupport.SeededGenerator
 
     /// `count` damaged copies of `data`: truncations at spread-out lengths, then copies with 1–8
     /// random bytes overwritten, then copies with a byte range removed or duplicated.
