@@ -3,6 +3,8 @@
 # hosting, into OUTPUT_DIR/Kingfisher and OUTPUT_DIR/KingfisherServer (default: out/docs). Served
 # with OUTPUT_DIR as the web root, the pages are /Kingfisher/documentation/kingfisher/ and
 # /KingfisherServer/documentation/kingfisherserver/ (each archive is built for its folder).
+# The guides in docs/ are articles of these catalogs: each catalog's Guides/ folder links to them
+# (symbolic links), so there is one copy of each guide.
 # Prints how many warnings the builds gave and exits 1 if there was any, or if a build failed.
 # Warnings that SwiftPM gives about files of a dependency's checkout are not the project's, and
 # are not counted.
