@@ -29,7 +29,7 @@ work="$(mktemp -d)"
 # nginx's workers run as an unprivileged user when started by root: they need into the fleet's folder.
 chmod 755 "$work"
 export KF_FLEET_DIR="$work/fleet"
-export KF_FLEET_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+export KF_FLEET_PORT="$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
 origin_pid=""
 cleanup() {
     bash scripts/fleet.sh stop >/dev/null 2>&1 || true
@@ -50,7 +50,7 @@ status | awk '$1 == "replica"'
 # The origin: 60 photos (1600×1067 JPEGs), a count of GETs per path at /__counts.
 # The photos are made once (seeded, about 20 s) and kept in the benchmarks' cache folder.
 photos="${KF_BENCH_CACHE:-$HOME/.cache/kf-bench}/fleet-photos"
-python3 scripts/lib/fleet_tools.py origin "$photos" "$reach" > "$work/origin.port" 2> "$work/origin.log" &
+/usr/bin/python3 scripts/lib/fleet_tools.py origin "$photos" "$reach" > "$work/origin.port" 2> "$work/origin.log" &
 origin_pid=$!
 for _ in $(seq 1 1200); do [ -s "$work/origin.port" ] && break; sleep 0.1; done
 [ -s "$work/origin.port" ] || { echo "the origin did not start:" >&2; cat "$work/origin.log" >&2; exit 1; }
@@ -60,7 +60,7 @@ echo "origin: http://$origin/ (60 sources)"
 # URL lists: sources 0–29 through thumbor's grammar, 30–49 kf's, 50–59 imgproxy's; each loaded
 # phase has 200 sizes of its own (12,000 URLs), so its requests miss nginx's cache and reach the
 # replicas, which render them (from the original each keeps).
-urls() { python3 scripts/lib/fleet_tools.py urls "$origin" "$@"; }
+urls() { /usr/bin/python3 scripts/lib/fleet_tools.py urls "$origin" "$@"; }
 urls warm 100 110 120 > "$work/warm.txt"
 for phase in kill rolling lost capacity; do urls "$phase" > "$work/$phase.txt"; done
 
@@ -103,13 +103,13 @@ await_restart() {
 }
 
 echo "== 1. warm-up: 60 sources × 3 sizes, each source's sizes one after another =="
-if ! python3 scripts/lib/fleet_tools.py warm "${front%/}" "$work/warm.txt"; then
+if ! /usr/bin/python3 scripts/lib/fleet_tools.py warm "${front%/}" "$work/warm.txt"; then
     tail -n 5 "$KF_FLEET_DIR/nginx/logs/error.log" "$KF_FLEET_DIR"/r*/kf.log
     echo "check-fleet: FAILED (the fleet does not answer; the fault phases would say nothing)"
     exit 1
 fi
 fetches="$(curl -sf "http://$origin/__counts")"
-python3 - "$fetches" <<'PY' || failed=1
+/usr/bin/python3 - "$fetches" <<'PY' || failed=1
 import json, sys
 counts = json.loads(sys.argv[1])
 sources = len(counts)
@@ -170,7 +170,7 @@ cost() {
     load "$1" "$2" "$seconds" "$3"
     n1="$(ticks $(nginx_pids))"; r1="$(ticks $(replica_pids))"
     read -r requests _ < "$work/result-$1"
-    python3 -c "
+    /usr/bin/python3 -c "
 import sys
 name, n, r, requests, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 ms = lambda t: 1000 * t / hz / max(1, requests)
@@ -180,14 +180,14 @@ print(f'{name:<44} requests {requests:>6}   nginx {ms(n):6.2f} ms/request   repl
 }
 cost "uncached (rendered by a replica)" "$work/capacity.txt" "${front%/}"
 # The same URLs straight at the replica that rendered each (its memory or disk), bypassing nginx.
-python3 scripts/lib/fleet_tools.py served-by "$KF_FLEET_DIR/nginx/logs/access.log" "$work/capacity.txt" "$(replica_address r3)" > "$work/r3.txt"
+/usr/bin/python3 scripts/lib/fleet_tools.py served-by "$KF_FLEET_DIR/nginx/logs/access.log" "$work/capacity.txt" "$(replica_address r3)" > "$work/r3.txt"
 cost "cached at the replica (r3, no nginx)" "$work/r3.txt" "http://$(replica_address r3)"
-python3 scripts/lib/fleet_tools.py served-by "$KF_FLEET_DIR/nginx/logs/access.log" "$work/capacity.txt" - > "$work/answered.txt"
+/usr/bin/python3 scripts/lib/fleet_tools.py served-by "$KF_FLEET_DIR/nginx/logs/access.log" "$work/capacity.txt" - > "$work/answered.txt"
 cost "cached at nginx" "$work/answered.txt" "${front%/}"
 
 # Hit ratios: nginx's cache over every request it logged; the replicas' over the renditions they
 # answered since their last start (their counters start again with the process).
-python3 scripts/lib/fleet_tools.py ratios "$KF_FLEET_DIR/nginx/logs/access.log" $(status | awk '$1 == "replica" {print $4}')
+/usr/bin/python3 scripts/lib/fleet_tools.py ratios "$KF_FLEET_DIR/nginx/logs/access.log" $(status | awk '$1 == "replica" {print $4}')
 
 if [ "$failed" != 0 ]; then
     echo "check-fleet: FAILED"
