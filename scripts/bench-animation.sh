@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Animation figure (issue 15): a 400×400, 300-frame GIF played through Animator with the default
+# Animation figure: a 400×400, 300-frame GIF played through Animator with the default
 # window (10 frames) for 10 loops in real time on one core. Prints the peak decoded-frame memory
 # against decoding every frame (192 MB) and the late frames.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cache benchmark (issue 4): MemoryStorage against Foundation's NSCache, and DiskStorage against
+# Cache benchmark: MemoryStorage against Foundation's NSCache, and DiskStorage against
 # plain Data.write / Data(contentsOf:) of the same files, in one run. Prints one table per level.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Download benchmark (issue 5): 1000 files of ~25 KB (copies of Samples/kingfisher.jpg) from a
+# Download benchmark: 1000 files of ~25 KB (copies of Samples/kingfisher.jpg) from a
 # local nginx, 8 at a time, fetched in one run by ImageDownloader (Benchmarks download-bench,
 # release), by one `curl -Z --parallel-max 8`, and by a Python ThreadPoolExecutor(8) with urllib.
 # Prints medians and ratios. nginx runs from a temporary directory on a free 127.0.0.1 port and is

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end benchmark (issue 6): 1000 × 256×256 JPEGs served by a local nginx, fetched, decoded,
+# End-to-end benchmark: 1000 × 256×256 JPEGs served by a local nginx, fetched, decoded,
 # downsampled to 64×64 and stored, in one run by:
 #   1. `kf prefetch --processor 'downsample(64x64)' --concurrency 8` into a cold cache (a fresh
 #      cache folder for every timed run),

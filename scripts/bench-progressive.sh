@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Progressive JPEG figure (issue 15): a 1920×1080 progressive JPEG, made from Samples/kingfisher.jpg,
+# Progressive JPEG figure: a 1920×1080 progressive JPEG, made from Samples/kingfisher.jpg,
 # served at 2 MB/s from a loopback server; time from `setImage` to the first partial image and to
 # the final image, median of 5 runs, and their ratio (goal ≤ 0.25).
 set -euo pipefail

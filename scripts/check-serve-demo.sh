@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks `kf serve --demo` in a real browser (issue 17): serves Samples/ from a local nginx, starts
+# Checks `kf serve --demo` in a real browser: serves Samples/ from a local nginx, starts
 # `kf serve --demo` with them as samples, loads the page in Debian's headless Chromium, and
 # requires every image on it to decode (naturalWidth > 0, as the page's status line counts them).
 # Saves a screenshot to out/serve-demo.png.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# libFuzzer targets for the parsers that read bytes from strangers (issue 19).
+# libFuzzer targets for the parsers that read bytes from strangers.
 #
 #   scripts/fuzz.sh                          lists the targets
 #   scripts/fuzz.sh TARGET --seconds S       builds TARGET and fuzzes it for S seconds

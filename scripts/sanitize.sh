@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The library's and the image server's test suites under a sanitizer (issue 19, part 2).
+# The library's and the image server's test suites under a sanitizer.
 #
 #   scripts/sanitize.sh address     AddressSanitizer (with LeakSanitizer's exit check off)
 #   scripts/sanitize.sh thread      ThreadSanitizer

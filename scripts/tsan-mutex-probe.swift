@@ -1,4 +1,4 @@
-// A program without a data race that ThreadSanitizer on Linux reports races in (issue 19, part 2):
+// A program without a data race that ThreadSanitizer on Linux reports races in:
 // 16 threads add to one dictionary, each change inside Mutex.withLock. Synchronization.Mutex's
 // slow paths (a priority-inheritance futex, and their compare-and-swaps) live in the
 // uninstrumented libswiftSynchronization.so, so TSan misses a lock passed from one thread to the
