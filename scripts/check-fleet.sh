@@ -29,7 +29,8 @@ work="$(mktemp -d)"
 # nginx's workers run as an unprivileged user when started by root: they need into the fleet's folder.
 chmod 755 "$work"
 export KF_FLEET_DIR="$work/fleet"
-export KF_FLEET_PORT="$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+source scripts/lib/processes.sh
+export KF_FLEET_PORT="$(free_port)"
 origin_pid=""
 cleanup() {
     bash scripts/fleet.sh stop >/dev/null 2>&1 || true
@@ -162,13 +163,12 @@ echo "== 5. hit ratios and what a request costs (CPU) =="
 # nginx's worker processes and the replicas' kf processes, for /proc/PID/stat.
 nginx_pids() { pgrep -P "$(cat "$KF_FLEET_DIR/nginx/nginx.pid")" || true; }
 replica_pids() { status | awk '$1 == "replica" {print $3}'; }
-ticks() { local total=0 pid; for pid in "$@"; do total=$((total + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0))); done; echo "$total"; }
 # cost NAME PATHFILE BASE: CPU ms per request of nginx and of the replicas over one wrk run.
 cost() {
     local n0 r0 n1 r1 requests
-    n0="$(ticks $(nginx_pids))"; r0="$(ticks $(replica_pids))"
+    n0="$(cpu_ticks $(nginx_pids))"; r0="$(cpu_ticks $(replica_pids))"
     load "$1" "$2" "$seconds" "$3"
-    n1="$(ticks $(nginx_pids))"; r1="$(ticks $(replica_pids))"
+    n1="$(cpu_ticks $(nginx_pids))"; r1="$(cpu_ticks $(replica_pids))"
     read -r requests _ < "$work/result-$1"
     /usr/bin/python3 -c "
 import sys

@@ -27,9 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
+source scripts/lib/processes.sh
 
 failures=0 checks=0
 report() { # report OK|FAIL TEXT

@@ -78,9 +78,7 @@ kf_binary() {
     echo "$root/.build/release/kf"
 }
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
+source "$root/scripts/lib/processes.sh"
 
 # The bridge, then one namespace per replica with a veth into the bridge; fails on the first error.
 network_up() {

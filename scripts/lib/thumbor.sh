@@ -10,12 +10,12 @@
 #   start_thumbor PROCS [LINE...]  thumbor 7 (PIL engine, HTTP loader, no storages) on a free port,
 #                              extra thumbor.conf lines appended; sets `thumbor_port`, `thumbor_pid`
 #   start_kf ARG...            `kf serve --port P ARG...`; sets `kf_port`, `kf_pid`
-#   free_port, wait_for URL, peak_rss_kb PID..., cpu_ticks PID..., process_tree PID
+#   wait_for URL, peak_rss_kb PID..., process_tree PID
+#   (and free_port, cpu_ticks from scripts/lib/processes.sh)
 
+source scripts/lib/processes.sh
 pids=()
 export PYTHONDONTWRITEBYTECODE=1
-
-free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 
 wait_for() {
     for _ in $(seq 1 300); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done
@@ -30,15 +30,6 @@ process_tree() { echo "$1"; pgrep -P "$1" || true; }
 peak_rss_kb() {
     local total=0 pid
     for pid in "$@"; do total=$((total + $(awk '/VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0))); done
-    echo "$total"
-}
-
-# CPU time (user + system, fields 14 and 15 of /proc/PID/stat) summed over the processes, in clock ticks.
-cpu_ticks() {
-    local total=0 pid
-    for pid in "$@"; do
-        total=$((total + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
-    done
     echo "$total"
 }
 
