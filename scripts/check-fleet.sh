@@ -89,6 +89,20 @@ verdict() { # NAME LABEL [LOG_MARK]: prints the phase's line; a failure marks th
 }
 
 replica_pid() { status | awk -v n="$1" '$1 == "replica" && $2 == n {print $3}'; }
+# Waits (bounded) until nginx's log, after line $2, shows replica $1 answering a request: nginx
+# leaves a replica out for fail_timeout after it failed, so a replica that answers /health again
+# may not be taking traffic yet, and restarting the next one then would leave none.
+await_rejoined() {
+    local address
+    address="$(replica_address "$1")"
+    for _ in $(seq 1 300); do
+        if awk -v from="$2" -v tail="upstream=$address upstream_status=200" 'NR > from && index($0, tail)' "$access_log" |
+            grep -q .; then return 0; fi
+        sleep 0.1
+    done
+    echo "nginx did not send replica $1 requests again" >&2
+    return 1
+}
 replica_address() { status | awk -v n="$1" '$1 == "replica" && $2 == n {print $4}'; }
 # Waits (bounded) until replica NAME runs with a PID other than OLD and answers /health.
 await_restart() {
@@ -133,14 +147,16 @@ await_restart r1 "$victim"
 verdict kill "r1 (pid $victim) killed with SIGKILL" "$mark"
 
 echo "== 3. every replica restarted in turn with SIGTERM =="
-# Long enough to cover three drains and restarts.
+# Long enough to cover three drains, restarts and returns to nginx's rotation (a return needs
+# requests to arrive).
 mark="$(log_mark)"
-load rolling "$work/rolling.txt" "$((seconds * 2 > 15 ? seconds * 2 : 15))" &
+load rolling "$work/rolling.txt" "$((seconds * 3 > 30 ? seconds * 3 : 30))" &
 loader=$!
 for name in r1 r2 r3; do
     old="$(replica_pid "$name")"
     kill -TERM "$old"
     await_restart "$name" "$old"
+    await_rejoined "$name" "$(log_mark)"
 done
 wait "$loader"
 verdict rolling "r1, r2, r3 restarted in turn (SIGTERM)" "$mark"

@@ -50,7 +50,7 @@ printf '%s\n' "$fleet" > "$out/kf/kf-fleet.conf"
 {
     echo "# Written by deploy/nginx/render.sh: the replicas behind this nginx."
     for upstream in "${upstreams[@]}"; do
-        echo "server $upstream max_fails=2 fail_timeout=10s;"
+        echo "server $upstream max_fails=2 fail_timeout=3s;"
     done
 } > "$out/kf/kf-upstreams.conf"
 
