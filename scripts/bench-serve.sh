@@ -9,7 +9,8 @@
 #      source (200 files under 20,000 names), 16 connections;
 #   c. cached: 200 of those URLs again and again after one warm-up pass; and 304: the same URL
 #      with If-None-Match set to the server's ETag (thumbor's ETag is Tornado's, over the body);
-#   d. peak RSS of each server (VmHWM, summed over thumbor's processes) over the whole run;
+#   d. peak memory of each server over the whole run: PSS (smaps_rollup), sampled every 0.2 s and
+#      summed over thumbor's parent and forked workers, so the pages they share count once;
 #   e. CPU (user + system, /proc/PID/stat) per request of each uncached run for both servers (it
 #      varies less than requests/s when other work shares the cores), and the floor: kf serve's
 #      CPU per request of (a) at 16 connections, against the CPU per image of the same fetch,
@@ -69,6 +70,8 @@ start_thumbor 2 "ALLOW_UNSAFE_URL = True" \
     "RESULT_STORAGE_FILE_STORAGE_ROOT_PATH = '$work/thumbor-results'" \
     "RESULT_STORAGE_STORES_UNSAFE = True"
 thumbor_pids=($(process_tree "$thumbor_pid"))
+sample_peak_pss "$work/pss-kf" "$kf_pid" & pids+=($!)
+sample_peak_pss "$work/pss-thumbor" "$thumbor_pid" & pids+=($!)
 servers=("kf=http://127.0.0.1:$kf_port" "thumbor=http://127.0.0.1:$thumbor_port")
 
 # URL lists, every URL naming its own source. (a): boxes 505…514 in turn; the 2-connection run
@@ -102,7 +105,10 @@ run_wrk() {
     p99="$(awk '$1 == "99%" {print $2}' "$work/wrk-$1.txt")"
     requests="$(awk '/requests in/ {print $1}' "$work/wrk-$1.txt")"
     non2xx="$(awk '/Non-2xx/ {print $NF}' "$work/wrk-$1.txt")"
-    printf '%-26s %10s req/s   p99 %9s   requests %6s   non-2xx/3xx %s\n' "$1" "$rps" "$p99" "$requests" "${non2xx:-0}"
+    # Connections refused, reset or timed out count as failed answers too.
+    local socket_errors
+    socket_errors="$(awk -F'[ ,]+' '/Socket errors/ { for (i = 1; i < NF; i++) if ($i ~ /^(connect|read|write|timeout)$/) n += $(i + 1); print n + 0 }' "$work/wrk-$1.txt")"
+    non2xx=$(( ${non2xx:-0} + ${socket_errors:-0} ))    printf '%-26s %10s req/s   p99 %9s   requests %6s   failed (non-2xx/3xx or socket error) %s\n' "$1" "$rps" "$p99" "$requests" "$non2xx"
     if [ "$(wc -l < "$3")" -gt 1 ] && [ "${requests:-0}" -gt "$(wc -l < "$3")" ]; then
         echo "  (warning: $requests requests over $(wc -l < "$3") URLs: some were repeats)"
     fi
@@ -117,6 +123,12 @@ timed_wrk() {
     before="$(cpu_ticks "${server_pids[@]}")"
     run_wrk "$@"
     after="$(cpu_ticks "${server_pids[@]}")"
+    # A server that died during the run has no CPU figure (its ticks would vanish from the sum).
+    if ! kill -0 "${server_pids[@]}" 2>/dev/null; then
+        echo "  (${1##*-} died during $1: no CPU figure)"
+        echo "dead" > "$work/ticks-$1"
+        return
+    fi
     echo "$((after - before))" > "$work/ticks-$1"
 }
 
@@ -153,9 +165,8 @@ for server in "${servers[@]}"; do
     run_wrk "304-$name" "${server#*=}" "$work/one.txt" 16 "If-None-Match: $etag"
 done
 
-kf_rss="$(peak_rss_kb "$kf_pid")"
-thumbor_pids=($(process_tree "$thumbor_pid"))
-thumbor_rss="$(peak_rss_kb "${thumbor_pids[@]}")"
+kf_rss="$(cat "$work/pss-kf")"
+thumbor_rss="$(cat "$work/pss-thumbor")"
 
 echo "== e. floor: the same fetch, decode, resize and encode in one kf prefetch process =="
 for i in $(seq 0 199); do echo "http://$origin/photo-$(printf %05d "$i").jpg"; done > "$work/floor.txt"
@@ -191,19 +202,19 @@ print(f"{'workload':<28} {'kf req/s':>9} {'kf p99':>9} {'thumbor req/s':>14} {'t
 for label, key in rows:
     kf, thumbor = result(f"{key}-kf"), result(f"{key}-thumbor")
     fmt = lambda value: f"{value:.1f}" if value is not None else "-"
-    errors = [f"{who}: {answer[3]} of {answer[2]} answers not 2xx/3xx" for who, answer in (("kf", kf), ("thumbor", thumbor))
+    errors = [f"{who}: {answer[3]} of {answer[2]} answers failed" for who, answer in (("kf", kf), ("thumbor", thumbor))
               if answer[3]]
     print(f"{label:<28} {fmt(kf[0]):>9} {kf[1]:>9} {fmt(thumbor[0]):>14} {thumbor[1]:>12} {ratio(kf[0], thumbor[0]):>11}"
           + (f"   (INVALID: {'; '.join(errors)})" if errors else ""))
-print(f"{'peak RSS (VmHWM)':<28} {kf_rss / 1024:>8.0f}M {'':>9} {thumbor_rss / 1024:>13.0f}M {'':>12} "
+print(f"{'peak PSS (sampled)':<28} {kf_rss / 1024:>8.0f}M {'':>9} {thumbor_rss / 1024:>13.0f}M {'':>12} "
       f"{ratio(kf_rss, thumbor_rss):>11}")
 # CPU per request is steadier than requests/s when other work shares the cores.
 for label, key in rows[:3]:
     cpu = {}
     for name in ("kf", "thumbor"):
-        ticks = int(open(f"{work}/ticks-{key}-{name}").read())
+        ticks = open(f"{work}/ticks-{key}-{name}").read().strip()
         requests = result(f"{key}-{name}")[2]
-        cpu[name] = ticks / tick * 1000 / requests if requests else None
+        cpu[name] = int(ticks) / tick * 1000 / requests if requests and ticks.isdigit() else None
     fmt = lambda value: f"{value:.1f} ms" if value is not None else "-"
     print(f"CPU per request, {label:<27} kf serve {fmt(cpu['kf']):>8}, thumbor {fmt(cpu['thumbor']):>8}"
           f"   kf/thumbor {ratio(cpu['kf'], cpu['thumbor'])}")

@@ -10,8 +10,8 @@
 #   start_thumbor PROCS [LINE...]  thumbor 7 (PIL engine, HTTP loader, no storages) on a free port,
 #                              extra thumbor.conf lines appended; sets `thumbor_port`, `thumbor_pid`
 #   start_kf ARG...            `kf serve --port P ARG...`; sets `kf_port`, `kf_pid`
-#   wait_for URL, peak_rss_kb PID..., process_tree PID
-#   (and free_port, cpu_ticks from scripts/lib/processes.sh)
+#   wait_for URL, process_tree PID
+#   (and free_port, cpu_ticks, pss_kb, sample_peak_pss from scripts/lib/processes.sh)
 
 source scripts/lib/processes.sh
 pids=()
@@ -25,13 +25,6 @@ wait_for() {
 
 # A process and its children (thumbor's --processes workers), one id a line.
 process_tree() { echo "$1"; pgrep -P "$1" || true; }
-
-# Peak resident memory (VmHWM) summed over the processes, in kB.
-peak_rss_kb() {
-    local total=0 pid
-    for pid in "$@"; do total=$((total + $(awk '/VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0))); done
-    echo "$total"
-}
 
 bench_venv() {
     local cache="${KF_BENCH_CACHE:-$HOME/.cache/kf-bench}"
