@@ -64,14 +64,23 @@ import bench_rows
 kf, work, runs, concurrency, port = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 n = 1000
 
-def folder_bytes(path):
-    total, count = 0, 0
+def cache_files(path):
     for root, dirs, names in os.walk(path):
         dirs[:] = [d for d in dirs if d != ".kf"]
         for name in names:
-            total += os.path.getsize(os.path.join(root, name))
-            count += 1
-    return total, count
+            yield os.path.join(root, name)
+
+def folder_bytes(path):
+    sizes = [os.path.getsize(file) for file in cache_files(path)]
+    return sum(sizes), len(sizes)
+
+def all_equal(path, expected):
+    """Whether every file under `path` holds exactly `expected` (read after the timed run)."""
+    for file in cache_files(path):
+        with open(file, "rb") as handle:
+            if handle.read() != expected:
+                return False
+    return True
 
 def measure(set_name):
     served = open(f"{work}/{set_name}.jpg", "rb").read()
@@ -92,6 +101,7 @@ def measure(set_name):
         elapsed = time.perf_counter() - start
         size, count = folder_bytes(out)
         assert count == n and size == n * len(served), (count, size)
+        assert all_equal(out, served), "curl wrote other bytes than those served"
         return elapsed, size
 
     def prefetch(extra):
@@ -110,6 +120,7 @@ def measure(set_name):
         if not extra:
             # The default keeps the downloaded bytes: every entry is the file served.
             assert size == n * len(served), (size, n * len(served))
+            assert all_equal(cache, served), "the cache holds other bytes than those served"
         return elapsed, size
 
     clients = [("curl -Z", curl, []), ("kf prefetch", prefetch, []), ("kf prefetch --re-encode", prefetch, ["--re-encode"])]
