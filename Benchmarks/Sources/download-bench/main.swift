@@ -7,13 +7,14 @@ import Glibc
 
 // Times ImageDownloader over a list of URLs and prints one JSON line.
 //
-//   download-bench URLFILE [--concurrency N] [--runs N] [--decode]
+//   download-bench URLFILE [--concurrency N] [--runs N] [--decode] [--no-warm-up]
 //
 // Each run downloads every URL once with N downloads in flight (a fresh cache-free pass; the
 // downloader keeps its connections between runs, as a running app would). Without --decode the
 // processor skips decoding, so the figure is the downloader itself (request, sharing, scheduling,
 // streaming into a buffer, callbacks); with --decode each body is decoded by DefaultImageProcessor.
-// One warm-up run comes first and is not counted.
+// One warm-up run comes first and is not counted, unless --no-warm-up (a process that does one
+// cold pass, as a command-line tool such as curl does).
 
 func cpuSeconds() -> Double {
     var usage = rusage()
@@ -34,11 +35,12 @@ struct PassThroughProcessor: ImageProcessor {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let listPath = arguments.first, !listPath.hasPrefix("--") else {
-    fail("usage: download-bench URLFILE [--concurrency N] [--runs N] [--decode]")
+    fail("usage: download-bench URLFILE [--concurrency N] [--runs N] [--decode] [--no-warm-up]")
 }
 let concurrency = max(1, Int(option("--concurrency", in: arguments) ?? "8") ?? 8)
 let runs = max(1, Int(option("--runs", in: arguments) ?? "5") ?? 5)
 let decode = arguments.contains("--decode")
+let warmsUp = !arguments.contains("--no-warm-up")
 guard let list = try? String(contentsOfFile: listPath, encoding: .utf8) else { fail("cannot read \(listPath)") }
 let urls = list.split(whereSeparator: \.isNewline).compactMap { URL(string: String($0)) }
 guard !urls.isEmpty else { fail("no URLs in \(listPath)") }
@@ -73,8 +75,10 @@ func pass() async -> Int {
     }
 }
 
-let warmUpFailures = await pass()
-if warmUpFailures > 0 { fail("\(warmUpFailures) of \(urls.count) downloads failed in the warm-up") }
+if warmsUp {
+    let warmUpFailures = await pass()
+    if warmUpFailures > 0 { fail("\(warmUpFailures) of \(urls.count) downloads failed in the warm-up") }
+}
 var seconds: [Double] = []
 var cpu: [Double] = []
 for _ in 0..<runs {
