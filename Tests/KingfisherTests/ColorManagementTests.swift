@@ -304,9 +304,9 @@ private let lcmsAvailable: Bool = {
         }
     }
 
-    /// Damaged profiles lcms2 may still read (and convert with) or refuse: either way, no crash and
-    /// no failed decode.
-    @Test func damagedProfilesDoNotCrash() throws {
+    /// Damaged profiles lcms2 may still read (and convert with) or refuse: either way no crash, no
+    /// error, and the pixels changed exactly when the profile is used.
+    @Test func damagedProfilesAreUsedOrRefusedWhole() throws {
         let p3 = try Fixtures.data("color/p3.icc")
         var hugeCount = p3
         hugeCount.replaceSubrange(128..<132, with: [0xFF, 0xFF, 0xFF, 0xFF])
@@ -316,12 +316,18 @@ private let lcmsAvailable: Bool = {
         shortSize.replaceSubrange(0..<4, with: [0, 0, 0, 10])
         var hugeCurve = p3
         hugeCurve.replaceSubrange((p3.count - 12)..<(p3.count - 8), with: [0x7F, 0xFF, 0xFF, 0xFF])
-        for candidate in [p3.prefix(300), hugeCount, farTag, shortSize, hugeCurve] {
-            var pixels = cubeSamples()
+        let original = cubeSamples()
+        for (name, candidate) in [("truncated", p3.prefix(300)), ("huge tag count", hugeCount), ("far tag", farTag),
+                                  ("short size", shortSize), ("huge curve", hugeCurve)] {
+            var pixels = original
             try pixels.withUnsafeMutableBytes {
-                try ColorManagement.convertToSRGB($0, width: 64, height: 64, from: .icc(candidate), options: ImageCreatingOptions())
+                try ColorManagement.convertToSRGB($0, width: 64, height: 64, from: .icc(Data(candidate)), options: ImageCreatingOptions())
             }
-            #expect(pixels.count == cubeSamples().count)
+            // A profile that is refused leaves every pixel as it was; one that is used changes
+            // some; alpha never changes.
+            let used = ColorManagement.needsConversion(.icc(Data(candidate)), options: ImageCreatingOptions())
+            #expect((pixels != original) == used, "\(name)")
+            #expect(stride(from: 3, to: pixels.count, by: 4).allSatisfy { pixels[$0] == original[$0] }, "\(name)")
         }
     }
 }

@@ -56,11 +56,8 @@ import Testing
     @Test func argumentErrorsNameTheStepAndTheValue() throws {
         let step = try #require(try ProcessorSpec(parsing: "crop(10y20,x)").steps.first)
         #expect(throws: ProcessorSpecError.self) { try step.size(0, "size") }
-        do {
-            _ = try step.number(1, "anchor x")
-        } catch let error as ProcessorSpecError {
-            #expect(error.description == "in 'crop(10y20,x)': anchor x must be a number, got 'x'")
-        }
+        let error = try #require(throws: ProcessorSpecError.self) { try step.number(1, "anchor x") }
+        #expect(error.description == "in 'crop(10y20,x)': anchor x must be a number, got 'x'")
         #expect(throws: ProcessorSpecError.self) { try step.color(0, "colour") }
         #expect(throws: ProcessorSpecError.self) { try step.argument(5, "fifth") }
         #expect(throws: ProcessorSpecError.self) { try step.expectArguments(1, 1, usage: "crop(WxH)") }
