@@ -113,7 +113,7 @@ struct OriginalFormatSerializer: CacheSerializer {
 
 extension Retrieval {
     /// Why `error` happened, when it is a processor refusing downloaded bytes: the header's or the
-    /// decoder's own error (such as "the data is not PNG, JPEG, GIF or WebP" or "truncated"), found
+    /// decoder's own error (such as "the data is not PNG, JPEG, GIF, WebP, AVIF, HEIC or JPEG XL" or "truncated"), found
     /// by reading the bytes again; otherwise (the bytes decode, so the processor itself failed)
     /// `error` itself.
     static func explained(_ error: KingfisherError) -> any Error {

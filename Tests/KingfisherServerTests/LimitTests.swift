@@ -31,6 +31,24 @@ struct LimitTests {
         }
     }
 
+    @Test("a truncated or non-image source is 422 naming the decoder's reason, not a processor")
+    func undecodable() async throws {
+        try await ServeKit.run { harness in
+            let whole = try ServeKit.gradient(width: 256, height: 192, alpha: false).encoded(as: .JPEG)
+            harness.origin.route("/cut.jpg", .ok(whole.prefix(whole.count * 2 / 3)))
+            harness.origin.route("/page.jpg", .ok(Data("<!doctype html><p>moved</p>".utf8)))
+            for spec in ["downsample(8x8)", "downsample(8x8)|>blur(1)"] {
+                let cut = try await harness.get(harness.path("/cut.jpg", spec: spec))
+                #expect(cut.status == .unprocessableContent)
+                #expect(cut.text.contains("JPEG source could not be decoded") && cut.text.contains("truncated"), "\(cut.text)")
+                #expect(!cut.text.contains("kfserve."), "\(cut.text)")
+                let page = try await harness.get(harness.path("/page.jpg", spec: spec))
+                #expect(page.status == .unprocessableContent)
+                #expect(page.text.contains("not an image in a format the server decodes"), "\(page.text)")
+            }
+        }
+    }
+
     @Test("an animation over the frame limit is 422")
     func frames() async throws {
         let frames = (0..<3).compactMap { index in

@@ -68,7 +68,7 @@ import Testing
         let garbage = directory.appendingPathComponent("garbage.png")
         try Data("not an image at all".utf8).write(to: garbage)
         let bad = try await Self.run(["convert", garbage.path, directory.appendingPathComponent("x.png").path])
-        #expect(bad.status == 1 && bad.stderr.contains("not PNG, JPEG, GIF or WebP"))
+        #expect(bad.status == 1 && bad.stderr.contains("not PNG, JPEG, GIF, WebP, AVIF, HEIC or JPEG XL"))
         #expect(bad.stderr.split(separator: "\n").count == 1)
 
         let missingPath = directory.appendingPathComponent("missing.jpg").path
@@ -199,7 +199,7 @@ import Testing
         let garbage = directory.appendingPathComponent("garbage.png")
         try Data("nope".utf8).write(to: garbage)
         let bad = try await KFCommandTests.run(["process", garbage.path, out, "--processor", "blur(1)"])
-        #expect(bad.status == 1 && bad.stderr.contains("not PNG, JPEG, GIF or WebP"))
+        #expect(bad.status == 1 && bad.stderr.contains("not PNG, JPEG, GIF, WebP, AVIF, HEIC or JPEG XL"))
         #expect(bad.stderr.hasPrefix("kf: \(garbage.path): ") && bad.stderr.split(separator: "\n").count == 1)
 
         let unwritable = try await KFCommandTests.run(["process", input.path, directory.path + "/no/such/folder/out.png", "--processor", "blur(1)"])

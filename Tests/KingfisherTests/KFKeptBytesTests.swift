@@ -81,11 +81,11 @@ import Testing
             let refused = try await KFFetchCommandTests.kf(["prefetch", text, "-q", "--cache-dir", kept])
             #expect(refused.status == 1)
             #expect(KFOutputTests.lines(refused.stderr) == [
-                "kf: \(text): cannot decode an image: the data is not PNG, JPEG, GIF or WebP (first bytes: 6e 6f 74 20 61 6e 20 69)",
+                "kf: \(text): cannot decode an image: the data is not PNG, JPEG, GIF, WebP, AVIF, HEIC or JPEG XL (first bytes: 6e 6f 74 20 61 6e 20 69)",
             ])
             #expect(try Self.entry(text, in: kept) == nil)
             let fetched = try await KFFetchCommandTests.kf(["fetch", text, "--cache-dir", kept])
-            #expect(fetched.status == 1 && fetched.stderr.contains("the data is not PNG, JPEG, GIF or WebP"), "\(fetched.stderr)")
+            #expect(fetched.status == 1 && fetched.stderr.contains("the data is not PNG, JPEG, GIF, WebP, AVIF, HEIC or JPEG XL"), "\(fetched.stderr)")
         }
     }
 

@@ -114,17 +114,18 @@ extension KingfisherError.ProcessorErrorReason {
     var message: String {
         switch self {
         case let .processingFailed(processor, item):
+            let name = processor.identifier.isEmpty ? "The default processor" : "The processor \(processor.identifier)"
             switch item {
             case .data(let data):
-                return "The processor \(processor.identifier) gave no image for \(data.count) bytes of data."
+                return "\(name) gave no image for \(data.count) bytes of data."
             case .image:
-                return "The processor \(processor.identifier) gave no image for the input image."
+                return "\(name) gave no image for the input image."
             }
         case .emptyImageData:
             return "Cannot decode an image: the data is empty."
         case .unknownImageFormat(let header):
             let hex = header.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
-            return "Cannot decode an image: the data is not PNG, JPEG, GIF or WebP (first bytes: \(hex))."
+            return "Cannot decode an image: the data is not PNG, JPEG, GIF, WebP, AVIF, HEIC or JPEG XL (first bytes: \(hex))."
         case let .decodingFailed(format, description):
             return "Cannot decode \(format) data: \(description)."
         case let .imageLimitExceeded(format, violation):

@@ -180,10 +180,18 @@ struct QueuedProcessor: ImageProcessor {
         case .untouch:
             return wrapped.process(item: item, options: options)
         case .dispatch(let dispatchQueue):
-            return dispatchQueue.sync { wrapped.process(item: item, options: options) }
+            return hopping(to: dispatchQueue, item, options)
         case .mainAsync, .mainCurrentOrAsync:
             if MainQueue.isCurrent { return wrapped.process(item: item, options: options) }
-            return DispatchQueue.main.sync { wrapped.process(item: item, options: options) }
+            return hopping(to: .main, item, options)
+        }
+    }
+
+    /// Runs the wrapped processor on `queue`, where the caller's decode-failure slot is bound again.
+    private func hopping(to queue: DispatchQueue, _ item: ImageProcessItem, _ options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
+        let slot = DecodeFailure.slot
+        return queue.sync {
+            DecodeFailure.$slot.withValue(slot) { wrapped.process(item: item, options: options) }
         }
     }
 }

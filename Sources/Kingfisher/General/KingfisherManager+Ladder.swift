@@ -157,11 +157,7 @@ extension KingfisherManager {
         completion: @escaping @Sendable (Result<KFCrossPlatformImage, KingfisherError>) -> Void
     ) {
         let work: @Sendable () -> Void = {
-            if let image = options.processor.process(item: item, options: options) {
-                completion(.success(image))
-            } else {
-                completion(.failure(.processorError(reason: .processingFailed(processor: options.processor, item: item))))
-            }
+            completion(options.processor.processReportingReason(item: item, options: options))
         }
         if let queue = options.processingQueue {
             queue.execute(work)

@@ -24,12 +24,9 @@ struct ImageDataProcessor {
             guard let group = groups[identifier], let first = group.first(where: \.isActive) else { continue }
             let processor = first.options.processor
             let item = ImageProcessItem.data(data)
-            let result: Result<ImageLoadingResult, KingfisherError>
-            if let image = processor.process(item: item, options: first.options) {
+            let result = processor.processReportingReason(item: item, options: first.options).map { image in
                 onImage(image)
-                result = .success(ImageLoadingResult(image: image, url: url, originalData: data, validators: validators))
-            } else {
-                result = .failure(.processorError(reason: .processingFailed(processor: processor, item: item)))
+                return ImageLoadingResult(image: image, url: url, originalData: data, validators: validators)
             }
             for caller in group { caller.downloader.deliver(result, to: caller) }
         }

@@ -50,11 +50,11 @@ enum ImageCodecs {
     }
 
     static func probe(_ data: Data) throws -> ImageHeader {
-        try codec(forData: data).probe(data)
+        try DecodeFailure.recording { try codec(forData: data).probe(data) }
     }
 
     static func decode(_ data: Data, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
-        try codec(forData: data).decode(data, options: options)
+        try DecodeFailure.recording { try codec(forData: data).decode(data, options: options) }
     }
 
     static func encode(_ image: KFCrossPlatformImage, as format: ImageFormat, options: ImageEncodingOptions) throws -> Data {
