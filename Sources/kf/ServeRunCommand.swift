@@ -47,12 +47,14 @@ struct ServeRunCommand: ParsableCommand {
 
     @Option(name: .customLong("allow-host"), help: ArgumentHelp(
         "A source host (cdn.example.com, *.example.com) or URL prefix (https://example.com/img/) to fetch from; "
-            + "repeatable (default: $KF_SERVE_ALLOW_HOSTS, separated by commas).",
+            + "repeatable, or several separated by commas (default: $KF_SERVE_ALLOW_HOSTS, likewise).",
         valueName: "HOST"))
     var allowedSources: [String] = []
 
     @Option(name: .customLong("allow-address"), help: ArgumentHelp(
-        "An internal address to fetch from anyway, e.g. 127.0.0.1; repeatable.", valueName: "ADDRESS"))
+        "An internal address or range to fetch from anyway, IPv4 or IPv6 with an optional /BITS "
+            + "(127.0.0.1, 10.0.0.0/8, fd00::/8); repeatable, or several separated by commas.",
+        valueName: "ADDRESS[/BITS]"))
     var allowedAddresses: [String] = []
 
     @Flag(help: "Fetch from loopback, private, link-local and metadata addresses too.")
@@ -187,9 +189,9 @@ struct ServeRunCommand: ParsableCommand {
         guard key != nil || insecureUnsigned || mounts.contains(where: { $0.prefix == "/" }) else {
             throw CLIError.usage("a signing key is needed: --key KEY or KF_SERVE_KEY (or --insecure-unsigned)")
         }
-        var allowedSources = allowedSources
+        var allowedSources = Self.commaSeparated(allowedSources)
         if allowedSources.isEmpty, let hosts = ProcessInfo.processInfo.environment["KF_SERVE_ALLOW_HOSTS"] {
-            allowedSources = hosts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            allowedSources = Self.commaSeparated([hosts])
         }
         guard !allowedSources.isEmpty else {
             throw CLIError.usage("no source is allowed: give --allow-host HOST (a host name or URL prefix)")
@@ -204,6 +206,10 @@ struct ServeRunCommand: ParsableCommand {
         guard ImageServerConfiguration.isValidInstanceName(instanceName) else {
             throw CLIError.usage("--instance must be 1 to 253 letters, digits, '.', '-', '_' or ':'; got '\(instanceName)'")
         }
+        let addresses = Self.commaSeparated(allowedAddresses)
+        for text in addresses where AddressRange(text) == nil {
+            throw CLIError.usage("--allow-address \(text): not an IPv4 or IPv6 address with an optional /BITS")
+        }
         let proxies = try trustedProxies.map { text in
             guard let range = AddressRange(text) else {
                 throw CLIError.usage("--trusted-proxy \(text): not an IPv4 or IPv6 address with an optional /BITS")
@@ -217,11 +223,16 @@ struct ServeRunCommand: ParsableCommand {
         return ImageServerConfiguration(
             signingKey: key.map { Data($0.utf8) }, allowsUnsigned: insecureUnsigned,
             allowedSources: SourceAllowList(allowedSources), allowPrivateAddresses: allowPrivateAddresses,
-            allowedAddresses: Set(allowedAddresses), limits: limits, maxAge: maxAge,
+            allowedAddresses: Set(addresses), limits: limits, maxAge: maxAge,
             renditionMemoryLimit: max(0, memoryMB) * 1024 * 1024,
             demoSamples: try demo ? demoSampleURLs() : nil, avifSpeed: avifSpeed, mounts: mounts,
             maxRedirects: maxRedirects, keepsOriginals: keepOriginals, defaultQuality: Double(quality) / 100,
             instanceName: instanceName, trustedProxies: proxies)
+    }
+
+    /// Every value of a repeatable option, each split at commas, trimmed, empty ones dropped.
+    static func commaSeparated(_ values: [String]) -> [String] {
+        values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// The host name as an instance name: characters a name may not hold become `-`; `kf-serve`

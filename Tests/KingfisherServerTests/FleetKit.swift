@@ -33,11 +33,16 @@ struct FleetServe: Sendable {
 
     /// Starts `kf serve` on a free port with `arguments` after the common ones (signed with ``key``,
     /// allowing 127.0.0.1, `cacheFolder` or a fresh one), and waits until it listens.
-    static func start(_ arguments: [String], cacheFolder: URL? = nil) async throws -> FleetServe {
+    /// The sources every test server may fetch: the loopback origin.
+    static let loopbackAllowances = ["--allow-host", "127.0.0.1", "--allow-address", "127.0.0.1"]
+
+    static func start(
+        _ arguments: [String], cacheFolder: URL? = nil, allowances: [String] = loopbackAllowances
+    ) async throws -> FleetServe {
         let folder = cacheFolder ?? FileManager.default.temporaryDirectory.appendingPathComponent("kf-fleet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let process = try ChildProcess(try ShutdownTests.kfURL().path, [
-            "serve", "--port", "0", "--key", key, "--allow-host", "127.0.0.1", "--allow-address", "127.0.0.1",
+            "serve", "--port", "0", "--key", key] + allowances + [
             "--cache-dir", folder.path, "--upstream-timeout", "60", "--processing-timeout", "60",
         ] + arguments, environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KF_SERVE_") },
         standardOutput: .pipe, standardError: .standardOutput)
@@ -110,12 +115,13 @@ struct FleetServe: Sendable {
     /// Runs `body` with a server started with `arguments` and an origin, under a watchdog;
     /// everything is stopped and removed afterwards, also on failure.
     static func run(
-        _ arguments: [String], seconds: Int = 60, _ body: @escaping @Sendable (FleetServe, TestHTTPServer) async throws -> Void
+        _ arguments: [String], seconds: Int = 60, allowances: [String] = loopbackAllowances,
+        _ body: @escaping @Sendable (FleetServe, TestHTTPServer) async throws -> Void
     ) async throws {
         let origin = try await TestHTTPServer.start()
         let serve: FleetServe
         do {
-            serve = try await start(arguments)
+            serve = try await start(arguments, allowances: allowances)
         } catch {
             try? await origin.shutdown()
             throw error

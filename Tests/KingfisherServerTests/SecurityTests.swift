@@ -83,6 +83,20 @@ struct SecurityTests {
         }
     }
 
+    @Test("allowedAddresses takes ranges: 127.0.0.0/8 allows the loopback origin, 10.0.0.0/8 does not, and the 403 names the flag")
+    func addressRanges() async throws {
+        for (ranges, allowed) in [(["127.0.0.0/8"], true), (["::ffff:127.0.0.0/104"], true), (["10.0.0.0/8", "fd00::/8"], false)] {
+            try await ServeKit.run(configure: { $0.allowedAddresses = Set(ranges) }) { harness in
+                harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+                let response = try await harness.get(harness.path("/a.jpg"))
+                #expect(response.status == (allowed ? .ok : .forbidden), "\(ranges)")
+                if !allowed {
+                    #expect(response.text.contains("kf serve --allow-address 127.0.0.1"), "\(response.text)")
+                }
+            }
+        }
+    }
+
     @Test("allowPrivateAddresses lets the server fetch from loopback")
     func privateAllowed() async throws {
         try await ServeKit.run(configure: { $0.allowedAddresses = []; $0.allowPrivateAddresses = true }) { harness in

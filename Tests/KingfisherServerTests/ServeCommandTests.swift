@@ -65,11 +65,29 @@ struct ServeCommandTests {
         ["serve", "--port", "0", "--allow-host", "a.example"],
         ["serve", "--port", "0", "--key", "k"],
         ["serve", "--port", "70000", "--key", "k", "--allow-host", "a.example"],
+        ["serve", "--port", "0", "--key", "k", "--allow-host", "a.example", "--allow-address", "127.0.0.0/33"],
+        ["serve", "--port", "0", "--key", "k", "--allow-host", "a.example", "--allow-address", "127.0.0.1, localhost"],
     ])
     func usageErrors(arguments: [String]) async throws {
         let run = try await Self.kf(arguments)
         #expect(run.status == 2)
         #expect(run.error.hasPrefix("kf: "))
         #expect(run.error.split(separator: "\n").count == 1, "\(run.error)")
+    }
+
+    @Test("--allow-host and --allow-address take comma-separated lists, and --allow-address takes ranges")
+    func commaSeparatedAllowances() async throws {
+        let allowances = ["--allow-host", "a.example, 127.0.0.1 ,b.example", "--allow-address", "10.0.0.0/8, 127.0.0.0/8"]
+        try await FleetServe.run([], allowances: allowances) { serve, origin in
+            origin.route("/a.jpg", .ok(ServeKit.jpeg, contentType: "image/jpeg"))
+            let answer = try await serve.get(serve.path(origin.url("/a.jpg")))
+            #expect(answer.status == 200, "\(answer.text)")
+        }
+        try await FleetServe.run([], allowances: ["--allow-host", "a.example,b.example", "--allow-address", "127.0.0.1"]) { serve, origin in
+            origin.route("/a.jpg", .ok(ServeKit.jpeg, contentType: "image/jpeg"))
+            let answer = try await serve.get(serve.path(origin.url("/a.jpg")))
+            #expect(answer.status == 403)
+            #expect(answer.text.contains("not in the allow-list (kf serve --allow-host)"), "\(answer.text)")
+        }
     }
 }

@@ -15,7 +15,8 @@ public struct ImageServerConfiguration: Sendable {
     public var allowedSources: SourceAllowList
     /// Fetches from loopback, private, link-local and metadata addresses too.
     public var allowPrivateAddresses: Bool
-    /// Addresses fetched even though they are loopback or private, e.g. `127.0.0.1`.
+    /// Addresses fetched even though they are loopback or private: `ADDRESS` or `ADDRESS/BITS`,
+    /// IPv4 or IPv6 (`127.0.0.1`, `10.0.0.0/8`, `fd00::/8`); an entry that is neither matches nothing.
     public var allowedAddresses: Set<String>
     /// Limits on sources, images and work.
     public var limits: ImageServerLimits

@@ -14,7 +14,7 @@ extension ImageServer {
         }
         guard configuration.allowedSources.allows(rendition.source) else {
             throw ImageServerError(grammar.refusedSourceStatus,
-                                   "the source host '\(rendition.source.host ?? "")' is not in the allow-list")
+                                   "the source host '\(rendition.source.host ?? "")' is not in the allow-list (kf serve --allow-host)")
         }
         let processor = try RenditionProcessor(operations: rendition.operations,
                                                maxOutputPixels: configuration.limits.maxPixelsPerFrame)

@@ -9,12 +9,20 @@ import Glibc
 /// The host is resolved with the system resolver; when any of its addresses is loopback,
 /// private, shared (CGNAT), link-local (which holds the cloud metadata address 169.254.169.254),
 /// unspecified, multicast or reserved, the source is refused unless private addresses are
-/// allowed or the address is listed in `allowedAddresses`. The downloader resolves the host again
+/// allowed or the address is in one of the `allowedAddresses` ranges. The downloader resolves the host again
 /// when it connects; a resolver that answers differently the second time (DNS rebinding) is not
 /// caught here, so deployments behind such resolvers should also filter egress.
 struct AddressGuard: Sendable {
     let allowPrivateAddresses: Bool
-    let allowedAddresses: Set<String>
+    /// The internal addresses fetched anyway.
+    let allowedRanges: [AddressRange]
+
+    /// A guard allowing the ranges of `allowedAddresses` (`ADDRESS` or `ADDRESS/BITS`); an entry that
+    /// is neither matches nothing.
+    init(allowPrivateAddresses: Bool, allowedAddresses: Set<String>) {
+        self.allowPrivateAddresses = allowPrivateAddresses
+        self.allowedRanges = allowedAddresses.compactMap { AddressRange($0) }
+    }
 
     /// Throws ``ImageServerError`` (403 for a forbidden address, 502 when the host does not resolve).
     func check(host: String) async throws {
@@ -24,9 +32,16 @@ struct AddressGuard: Sendable {
             throw ImageServerError(.badGateway, "the source host '\(host)' has no address")
         }
         guard !allowPrivateAddresses else { return }
-        for address in addresses where !allowedAddresses.contains(address.text) && address.isInternal {
-            throw ImageServerError(.forbidden, "the source host '\(host)' resolves to \(address.text), a \(address.kind) address the server does not fetch from")
+        for address in addresses where address.isInternal && !allows(address) {
+            throw ImageServerError(.forbidden, "the source host '\(host)' resolves to \(address.text), a \(address.kind) address "
+                + "the server does not fetch from unless allowed (kf serve --allow-address \(address.text))")
         }
+    }
+
+    /// Whether `address` is in one of the allowed ranges.
+    func allows(_ address: ResolvedAddress) -> Bool {
+        let bytes = AddressRange.unmapped(address.bytes)
+        return allowedRanges.contains { $0.contains(bytes) }
     }
 
     /// The IPv4 and IPv6 addresses of `host`, resolved off the cooperative thread pool.
