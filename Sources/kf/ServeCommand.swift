@@ -20,7 +20,10 @@ struct ServeCommand: ParsableCommand {
         first client of each rendition wait seconds for a large image (see 'kf serve run --help').
         """,
         subcommands: [ServeRunCommand.self, ServeSignCommand.self],
-        defaultSubcommand: ServeRunCommand.self
+        defaultSubcommand: ServeRunCommand.self,
+        // No help flag of its own: `kf serve --help` is the default subcommand's, so it lists the
+        // options of `run` (and names `sign`); `kf help serve` prints this overview.
+        helpNames: []
     )
 }
 
@@ -36,7 +39,8 @@ struct ServeSignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign",
         abstract: "Print the signed path to request for each SOURCE_URL, one line per source.",
-        discussion: "Exit status: 0 when every path was printed, 2 on a usage error (a bad URL, SPEC or FORMAT, no key)."
+        discussion: "Exit status: 0 when every path was printed, 2 on a usage error (a bad URL, SPEC or FORMAT, no key).",
+        helpNames: [.short, .long]
     )
 
     @Option(help: "The signing key (default: $KF_SERVE_KEY).")

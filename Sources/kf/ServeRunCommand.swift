@@ -22,6 +22,9 @@ struct ServeRunCommand: ParsableCommand {
         client (read from Forwarded or X-Forwarded-For only when the peer is a --trusted-proxy); \
         every response carries 'X-Kf-Replica: NAME' and every metric the label replica="NAME".
 
+        'kf serve sign' prints the signed path of a source; 'kf help serve' describes the \
+        paths the server answers.
+
         SIGTERM or SIGINT starts a drain: /health and /healthcheck answer 503 'draining' at \
         once while every other request is still served for --drain-seconds (3 by default), so a \
         load balancer polling /health stops sending requests before the port closes; then the \
@@ -30,7 +33,8 @@ struct ServeRunCommand: ParsableCommand {
 
         Exit status 0 after a signal, 1 when the server cannot start (e.g. the port is in use), \
         2 on a usage error.
-        """
+        """,
+        helpNames: [.short, .long]
     )
 
     @Option(help: "The port to listen on (default: $KF_SERVE_PORT, else 8080; 0: any free port, printed on start).")
@@ -76,7 +80,7 @@ struct ServeRunCommand: ParsableCommand {
     var processingTimeout: Double = ImageServerLimits().processingTimeout
 
     @Option(help: "Jobs fetching or processing at once (default: twice the number of cores, since a job waits on its origin part of the time).")
-    var maxJobs: Int = 2 * ProcessInfo.processInfo.activeProcessorCount
+    var maxJobs: Int?
 
     @Option(help: "Jobs waiting for a slot before 503.")
     var maxQueue: Int = ImageServerLimits().maxQueuedJobs
@@ -99,9 +103,9 @@ struct ServeRunCommand: ParsableCommand {
     var demoSamples: [String] = []
 
     @Option(help: ArgumentHelp(
-"AVIF encoder speed, 0 (slowest, smallest) to 10 (fastest) (default 8, faster than libavif's 6: "
+"AVIF encoder speed, 0 (slowest, smallest) to 10 (fastest); the default is faster than libavif's 6, as "
             + "the first client of each rendition waits for the encoder, which took 2.5 s at speed 6 "
-            + "against 0.15 s at speed 8 for a 1260×1920 image, for a file 30% larger).",
+            + "against 0.15 s at speed 8 for a 1260×1920 image, for a file 30% larger.",
         valueName: "N"))
     var avifSpeed: Int = ImageServerConfiguration.defaultAVIFSpeed
 
@@ -219,7 +223,7 @@ struct ServeRunCommand: ParsableCommand {
         let limits = ImageServerLimits(
             maxSourceBytes: maxSourceBytes, maxPixelsPerFrame: maxPixels, maxFrames: maxFrames,
             upstreamTimeout: upstreamTimeout, processingTimeout: processingTimeout,
-            maxConcurrentJobs: maxJobs, maxQueuedJobs: maxQueue)
+            maxConcurrentJobs: maxJobs ?? 2 * ProcessInfo.processInfo.activeProcessorCount, maxQueuedJobs: maxQueue)
         return ImageServerConfiguration(
             signingKey: key.map { Data($0.utf8) }, allowsUnsigned: insecureUnsigned,
             allowedSources: SourceAllowList(allowedSources), allowPrivateAddresses: allowPrivateAddresses,

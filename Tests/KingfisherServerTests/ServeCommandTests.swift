@@ -90,4 +90,25 @@ struct ServeCommandTests {
             #expect(answer.text.contains("not in the allow-list (kf serve --allow-host)"), "\(answer.text)")
         }
     }
+
+    @Test("kf serve --help is run's help: every option, each default said once, and sign named")
+    func serveHelp() async throws {
+        let run = try await Self.kf(["serve", "--help"])
+        #expect(run.status == 0)
+        for option in ["--allow-host", "--allow-address", "--max-jobs", "--avif-speed", "--drain-seconds", "--thumbor"] {
+            #expect(run.output.contains(option), "\(option)")
+        }
+        #expect(run.output.contains("kf serve sign"))
+        // One entry per option: the lines from "  --name" to the next such line.
+        var entries: [String] = []
+        for line in run.output.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  -") { entries.append(String(line)) } else if !entries.isEmpty { entries[entries.count - 1] += " " + line }
+        }
+        #expect(entries.count > 20)
+        for entry in entries {
+            #expect(entry.components(separatedBy: "(default").count <= 2, "\(entry)")
+        }
+        let overview = try await Self.kf(["help", "serve"])
+        #expect(overview.output.contains("/SIGNATURE/FORMAT/SPEC/SOURCE"))
+    }
 }
