@@ -111,4 +111,21 @@ struct ServeCommandTests {
         let overview = try await Self.kf(["help", "serve"])
         #expect(overview.output.contains("/SIGNATURE/FORMAT/SPEC/SOURCE"))
     }
+
+    @Test("Last-Modified is never later than the response's Date, for fresh, disk and memory answers")
+    func lastModifiedNotAfterDate() async throws {
+        try await FleetServe.run([]) { serve, origin in
+            origin.route("/a.jpg", .ok(ServeKit.jpeg, contentType: "image/jpeg"))
+            for side in 8..<14 {
+                let path = serve.path(origin.url("/a.jpg"), spec: "downsample(\(side)x\(side))")
+                for _ in 0..<3 {
+                    let answer = try await serve.get(path)
+                    #expect(answer.status == 200)
+                    let modified = try #require(answer.header("Last-Modified").flatMap(ImageServer.parseHTTPDate))
+                    let date = try #require(answer.header("Date").flatMap(ImageServer.parseHTTPDate))
+                    #expect(modified <= date, "Last-Modified \(answer.header("Last-Modified") ?? "") after Date \(answer.header("Date") ?? "")")
+                }
+            }
+        }
+    }
 }
