@@ -17,9 +17,9 @@ enum CICPProfile {
     /// - Transfers 13 (sRGB), 1, 6, 14, 15 (BT.709, BT.601, BT.2020: display-referred, shown with
     ///   sRGB's curve as browsers and ImageIO show them) and 2 (unspecified) use sRGB's curve; 4 and
     ///   5 are pure gammas 2.2 and 2.8, 8 is linear.
-    /// - PQ (16) and HLG (18) are HDR: showing them in sRGB needs tone mapping, which is not done,
-    ///   so such pixels are left as decoded (too dark and flat, but not clipped). So is any other
-    ///   transfer.
+    /// - PQ (16) and HLG (18) are HDR: they are not a matrix/TRC space but are tone mapped by
+    ///   ``HDRToneMapping``, which the decoders run on 16-bit samples before this point; here they,
+    ///   and any other transfer, give `.unchanged`.
     static func resolve(primaries: UInt16, transfer: UInt16) -> Resolution {
         let curve: ToneCurve
         switch transfer {
@@ -30,25 +30,30 @@ enum CICPProfile {
         case 8: curve = .gamma(1)
         default: return .unchanged
         }
-        let colorants: [[Double]]?
+        if primaries == 1 || primaries == 2, curve == sRGBCurve { return .unchanged }
+        guard let colorants = colorants(primaries: primaries) else { return .unchanged }
+        return .convert(MatrixShaperProfile(colorants: colorants, curves: [curve, curve, curve]))
+    }
+
+    /// The D50-adapted colorants of H.273 `primaries`: 1 (BT.709, sRGB's) and 2 (unspecified,
+    /// taken as BT.709), 9 (BT.2020), 11 (DCI-P3, with its own white), 12 (Display P3); `nil` for
+    /// any other.
+    static func colorants(primaries: UInt16) -> [[Double]]? {
         switch primaries {
         case 1, 2:
-            if curve == sRGBCurve { return .unchanged }
-            colorants = ColorMath.sRGBColorants
+            return ColorMath.sRGBColorants
         case 9:
-            colorants = ColorMath.colorants(red: (0.708, 0.292), green: (0.170, 0.797), blue: (0.131, 0.046),
-                                            white: ColorMath.d65)
+            return ColorMath.colorants(red: (0.708, 0.292), green: (0.170, 0.797), blue: (0.131, 0.046),
+                                       white: ColorMath.d65)
         case 11:
-            colorants = ColorMath.colorants(red: (0.680, 0.320), green: (0.265, 0.690), blue: (0.150, 0.060),
-                                            white: (0.314, 0.351))
+            return ColorMath.colorants(red: (0.680, 0.320), green: (0.265, 0.690), blue: (0.150, 0.060),
+                                       white: (0.314, 0.351))
         case 12:
-            colorants = ColorMath.colorants(red: (0.680, 0.320), green: (0.265, 0.690), blue: (0.150, 0.060),
-                                            white: ColorMath.d65)
+            return ColorMath.colorants(red: (0.680, 0.320), green: (0.265, 0.690), blue: (0.150, 0.060),
+                                       white: ColorMath.d65)
         default:
-            return .unchanged
+            return nil
         }
-        guard let colorants else { return .unchanged }
-        return .convert(MatrixShaperProfile(colorants: colorants, curves: [curve, curve, curve]))
     }
 
     /// sRGB's transfer as an ICC parametric curve (function 3), as lcms2's own sRGB profile has it.

@@ -13,8 +13,9 @@ import Foundation
 ///   uses by default. For matrix/TRC profiles lcms2 gives the same result for the perceptual intent,
 ///   which they cannot carry; for lookup-table profiles (CMYK) it keeps in-gamut colours exact
 ///   rather than compressing the whole gamut, which is what a display of photos wants.
-/// - H.273 code points: see ``CICPProfile/resolve(primaries:transfer:)`` (PQ and HLG are left as
-///   decoded: no tone mapping is done).
+/// - H.273 code points: see ``CICPProfile/resolve(primaries:transfer:)``. PQ and HLG (from CICP
+///   code points or a JPEG XL colour encoding) are tone mapped to SDR by ``HDRToneMapping`` in the
+///   AVIF and JPEG XL decoders, on 16-bit samples, before anything here sees them.
 /// - Failures never fail a decode: an unreadable, corrupt or hostile profile, a profile whose colour
 ///   space is not the pixels', or lcms2 missing from the system (for the profiles that need it)
 ///   leave the pixels as decoded (a CMYK JPEG then falls back to

@@ -10,7 +10,8 @@ import Foundation
 /// `avifdec` by default), YUV of any depth to 8-bit straight RGBA (libavif, through libyuv where
 /// libyuv has a path for the depth and chroma layout, else libavif's own arithmetic),
 /// `clap` crop, conversion to sRGB from the image's ICC profile or CICP code points,
-/// premultiplication, then `irot` and `imir`.
+/// premultiplication, then `irot` and `imir`. PQ and HLG frames are converted to 16-bit RGBA
+/// instead and tone mapped to 8-bit sRGB by ``HDRToneMapping``, as JPEG XL's are.
 ///
 /// Not thread-safe: one caller at a time (``AVIFFrameSource`` holds it under a lock).
 final class AVIFDecodingSession {
@@ -26,6 +27,8 @@ final class AVIFDecodingSession {
     let profile: EmbeddedColorProfile?
     /// The `clap`, `irot` and `imir` applied to every frame.
     let transform: AVIFTransform
+    /// For PQ and HLG code points (unless the source's colours are kept): how frames reach SDR sRGB.
+    let toneMapping: HDRToneMapping?
 
     private let handle: AVIFDecoderHandle
     private let options: ImageCreatingOptions
@@ -65,6 +68,11 @@ final class AVIFDecodingSession {
         try options.limits.checkFrame(width: codedWidth, height: codedHeight, format: .AVIF)
         hasAlpha = decoder.pointee.alphaPresent != 0
         profile = Self.profile(of: image.pointee)
+        if case .cicp(let primaries, let transfer) = profile, !options.keepsSourceColors {
+            toneMapping = HDRToneMapping(primaries: primaries, transfer: transfer)
+        } else {
+            toneMapping = nil
+        }
         do {
             transform = try AVIFTransform(image: image.pointee)
         } catch {
@@ -131,17 +139,40 @@ final class AVIFDecodingSession {
         rgb.format = AVIF_RGB_FORMAT_RGBA
         rgb.rowBytes = UInt32(width * 4)
         var status = AVIF_RESULT_OK
+        let toneMapping = self.toneMapping
         let decoded = PixelMemory.bytes(count: width * height * 4) { buffer in
-            rgb.pixels = buffer.baseAddress
-            status = library.imageYUVToRGB(image, &rgb)
-            if status != AVIF_RESULT_OK { buffer.initialize(repeating: 0) }
+            guard let toneMapping else {
+                rgb.pixels = buffer.baseAddress
+                status = library.imageYUVToRGB(image, &rgb)
+                if status != AVIF_RESULT_OK { buffer.initialize(repeating: 0) }
+                return
+            }
+            // PQ and HLG: 16-bit samples, tone mapped to 8-bit sRGB.
+            rgb.depth = 16
+            rgb.rowBytes = UInt32(width * 8)
+            var wide = [UInt16](repeating: 0, count: width * height * 4)
+            wide.withUnsafeMutableBufferPointer { samples in
+                rgb.pixels = UnsafeMutableRawPointer(samples.baseAddress)?.assumingMemoryBound(to: UInt8.self)
+                status = library.imageYUVToRGB(image, &rgb)
+            }
+            rgb.pixels = nil
+            guard status == AVIF_RESULT_OK else {
+                buffer.initialize(repeating: 0)
+                return
+            }
+            wide.withUnsafeBufferPointer { samples in
+                toneMapping.convert(samples, into: UnsafeMutableRawBufferPointer(buffer), pixelCount: width * height)
+            }
         }
         try handle.check(status, "the decoded frame could not be converted to RGBA")
 
         var (pixels, croppedWidth, croppedHeight) = transform.cropped(decoded, width: width, height: height)
         var opaque = true
         try pixels.withUnsafeMutableBytes { buffer in
-            try ColorManagement.convertToSRGB(buffer, width: croppedWidth, height: croppedHeight, from: profile, options: options)
+            if toneMapping == nil {
+                try ColorManagement.convertToSRGB(buffer, width: croppedWidth, height: croppedHeight, from: profile,
+                                                  options: options)
+            }
             opaque = PixelConversion.premultiply(buffer)
         }
         let frame = ImageFrame(unchecked: croppedWidth, height: croppedHeight, pixels: pixels)

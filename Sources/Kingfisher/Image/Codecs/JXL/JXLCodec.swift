@@ -10,8 +10,10 @@ import Foundation
 ///   headers cannot all be read, an animation reports 1 frame.
 /// - Decoding (`JXLDecoder.swift`) follows libjxl's events into 8-bit RGBA: libjxl applies the
 ///   orientation (so the image comes out upright and nothing turns it again) and composites
-///   animation frames; lossy (XYB) images are asked for in sRGB, any other image is converted from
-///   the profile libjxl reports for its pixels unless that is sRGB. Animations decode all at once,
+///   animation frames and layers; lossy (XYB) images are asked for in sRGB, any other image is
+///   converted from the profile libjxl reports for its pixels unless that is sRGB, CMYK images
+///   through their CMYK profile with the black channel, and PQ or HLG images are tone mapped (see
+///   ``JXLOutputColor``). Animations decode all at once,
 ///   lazily through ``JXLFrameSource`` when `preloadAllFrames` is off, or to the first frame with
 ///   `onlyFirstFrame`. It runs on a pool of one worker per hardware thread, as `djxl` does by default.
 /// - `minimumPixelSize` is ignored: libjxl 0.7 has no scaled decode. Its progressive events only

@@ -34,8 +34,8 @@ final class JXLDecodeSession {
     private let decodesPixels: Bool
     /// The basic info, once read.
     private(set) var info: Info?
-    /// The colour space of the pixels libjxl hands out; `nil` when that is sRGB.
-    private(set) var profile: EmbeddedColorProfile?
+    /// How the pixels libjxl hands out reach sRGB.
+    private(set) var outputColor = JXLOutputColor.sRGB
     /// The index of the displayed frame the next ``nextFrame()`` returns.
     private(set) var nextIndex = 0
     /// Whether the frame marked last has been met (after it, the end of the data is expected).
@@ -198,41 +198,11 @@ final class JXLDecodeSession {
         usesXYB = basic.uses_original_profile == 0
     }
 
-    /// Settles the colour space of the output: an XYB image is asked for sRGB (libjxl converts
-    /// from XYB itself); any other is handed out in its own space, which ``profile`` then names
-    /// unless it is sRGB.
+    /// Settles how the output reaches sRGB (see ``JXLOutputColor``).
     private func readColorEncoding() {
         colorRead = true
-        profile = nil
-        let gray = info?.isGray ?? false
-        if usesXYB {
-            var srgb = JxlColorEncoding()
-            lib.colorEncodingSetToSRGB(&srgb, gray ? 1 : 0)
-            _ = lib.decoderSetPreferredColorProfile(decoder, &srgb)
-        }
-        var encoding = JxlColorEncoding()
-        if lib.decoderGetColorAsEncodedProfile(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, &encoding) == JXL_DEC_SUCCESS,
-           Self.isSRGB(encoding) {
-            return
-        }
-        // A grey profile does not describe the RGBA libjxl hands out (grey copied to R, G and B).
-        guard !gray else { return }
-        var size = 0
-        guard lib.decoderGetICCProfileSize(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, &size) == JXL_DEC_SUCCESS,
-              size > 0, size <= 1 << 26 else { return }
-        var icc = [UInt8](repeating: 0, count: size)
-        guard lib.decoderGetColorAsICCProfile(decoder, nil, JXL_COLOR_PROFILE_TARGET_DATA, &icc, size) == JXL_DEC_SUCCESS
-        else { return }
-        profile = .icc(Data(icc))
-    }
-
-    /// True for sRGB (or grey with sRGB's white point and curve): nothing to convert.
-    static func isSRGB(_ encoding: JxlColorEncoding) -> Bool {
-        guard encoding.white_point == JXL_WHITE_POINT_D65, encoding.transfer_function == JXL_TRANSFER_FUNCTION_SRGB else {
-            return false
-        }
-        return encoding.color_space == JXL_COLOR_SPACE_GRAY
-            || (encoding.color_space == JXL_COLOR_SPACE_RGB && encoding.primaries == JXL_PRIMARIES_SRGB)
+        outputColor = JXLOutputColor.settle(lib, decoder, usesXYB: usesXYB, isGray: info?.isGray ?? false,
+                                            options: options)
     }
 
     /// Checks the animation limits for `frameCount` frames before the last of them is allocated.
@@ -245,28 +215,83 @@ final class JXLDecodeSession {
     /// premultiplies it.
     private func decodePixels(index: Int, info: Info) throws -> [UInt8] {
         let count = info.width * info.height * 4
-        var format = Self.pixelFormat
+        let pixelCount = info.width * info.height
         return try PixelMemory.bytes(count: count) { buffer in
-            var filled = false
-            while !filled {
-                let status = try step()
-                switch status {
-                case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
-                    var needed = 0
-                    guard lib.decoderImageOutBufferSize(decoder, &format, &needed) == JXL_DEC_SUCCESS, needed == count,
-                          lib.decoderSetImageOutBuffer(decoder, &format, buffer.baseAddress, count) == JXL_DEC_SUCCESS
-                    else {
-                        throw JXLCodec.decodingError("libjxl wants an output buffer other than \(info.width)×\(info.height) RGBA")
-                    }
-                case JXL_DEC_FULL_IMAGE:
-                    filled = true
-                default:
-                    throw JXLCodec.decodingError("frame \(index + 1) ended early (libjxl status \(status.rawValue))")
-                }
-            }
             let raw = UnsafeMutableRawBufferPointer(buffer)
-            try ColorManagement.convertToSRGB(raw, width: info.width, height: info.height, from: profile, options: options)
+            switch outputColor {
+            case .toneMapped(let toneMapping):
+                var wide = [UInt16](repeating: 0, count: count)
+                try wide.withUnsafeMutableBytes { try fill($0, index: index, info: info, format: Self.widePixelFormat) }
+                wide.withUnsafeBufferPointer { toneMapping.convert($0, into: raw, pixelCount: pixelCount) }
+            case .cmyk(let icc, let black):
+                var ink = [UInt8](repeating: 255, count: pixelCount)
+                try ink.withUnsafeMutableBytes { ink in
+                    try fill(raw, index: index, info: info, format: Self.pixelFormat, black: (ink, black))
+                }
+                Self.convertCMYK(raw, black: &ink, icc: icc, options: options)
+            case .profile(let profile):
+                try fill(raw, index: index, info: info, format: Self.pixelFormat)
+                try ColorManagement.convertToSRGB(raw, width: info.width, height: info.height, from: profile, options: options)
+            case .sRGB:
+                try fill(raw, index: index, info: info, format: Self.pixelFormat)
+            }
             if info.hasAlpha { PixelConversion.premultiply(raw) }
+        }
+    }
+
+    /// CMY and alpha in `pixels` with K in `black` (JPEG XL's 1.0-for-no-ink values) to straight
+    /// sRGB RGBA through the CMYK profile `icc`; `black` holds the alpha meanwhile.
+    private static func convertCMYK(_ pixels: UnsafeMutableRawBufferPointer, black: inout [UInt8], icc: Data,
+                                    options: ImageCreatingOptions) {
+        let count = black.count
+        for index in 0..<count {
+            swap(&pixels[index * 4 + 3], &black[index])
+        }
+        ColorManagement.convertCMYKToSRGB(pixels, pixelCount: count, inverted: true, profile: icc, options: options)
+        for index in 0..<count {
+            pixels[index * 4 + 3] = black[index]
+        }
+    }
+
+    /// The pixel format of a CMYK image's black channel: one byte a pixel.
+    private static let blackPixelFormat = JxlPixelFormat(num_channels: 1, data_type: JXL_TYPE_UINT8,
+                                                         endianness: JXL_NATIVE_ENDIAN, align: 0)
+
+    /// The pixel format of PQ and HLG output: 16-bit RGBA.
+    private static let widePixelFormat = JxlPixelFormat(num_channels: 4, data_type: JXL_TYPE_UINT16,
+                                                        endianness: JXL_NATIVE_ENDIAN, align: 0)
+
+    /// Runs libjxl until it has written the current frame into `buffer` in `format`, and extra
+    /// channel `black.index` into `black.buffer` (one byte a pixel) when given.
+    private func fill(_ buffer: UnsafeMutableRawBufferPointer, index: Int, info: Info, format: JxlPixelFormat,
+                      black: (buffer: UnsafeMutableRawBufferPointer, index: UInt32)? = nil) throws {
+        var format = format
+        var filled = false
+        while !filled {
+            let status = try step()
+            switch status {
+            case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
+                var needed = 0
+                guard lib.decoderImageOutBufferSize(decoder, &format, &needed) == JXL_DEC_SUCCESS, needed == buffer.count,
+                      lib.decoderSetImageOutBuffer(decoder, &format, buffer.baseAddress, buffer.count) == JXL_DEC_SUCCESS
+                else {
+                    throw JXLCodec.decodingError("libjxl wants an output buffer other than \(info.width)×\(info.height) RGBA")
+                }
+                if let black {
+                    var channel = Self.blackPixelFormat
+                    guard lib.decoderExtraChannelBufferSize(decoder, &channel, &needed, black.index) == JXL_DEC_SUCCESS,
+                          needed == black.buffer.count,
+                          lib.decoderSetExtraChannelBuffer(decoder, &channel, black.buffer.baseAddress, needed,
+                                                           black.index) == JXL_DEC_SUCCESS
+                    else {
+                        throw JXLCodec.decodingError("libjxl refused a buffer for the black channel")
+                    }
+                }
+            case JXL_DEC_FULL_IMAGE:
+                filled = true
+            default:
+                throw JXLCodec.decodingError("frame \(index + 1) ended early (libjxl status \(status.rawValue))")
+            }
         }
     }
 

@@ -37,6 +37,11 @@ struct JXLLibrary: Sendable {
     let decoderImageOutBufferSize: @convention(c) (Decoder?, UnsafePointer<JxlPixelFormat>?, UnsafeMutablePointer<Int>?) -> Status
     let decoderSetImageOutBuffer: @convention(c) (Decoder?, UnsafePointer<JxlPixelFormat>?, UnsafeMutableRawPointer?, Int) -> Status
     let colorEncodingSetToSRGB: @convention(c) (UnsafeMutablePointer<JxlColorEncoding>?, Int32) -> Void
+    let decoderGetExtraChannelInfo: @convention(c) (Decoder?, Int, UnsafeMutablePointer<JxlExtraChannelInfo>?) -> Status
+    let decoderExtraChannelBufferSize: @convention(c) (Decoder?, UnsafePointer<JxlPixelFormat>?, UnsafeMutablePointer<Int>?,
+                                                       UInt32) -> Status
+    let decoderSetExtraChannelBuffer: @convention(c) (Decoder?, UnsafePointer<JxlPixelFormat>?, UnsafeMutableRawPointer?,
+                                                      Int, UInt32) -> Status
 
     let encoderCreate: @convention(c) (UnsafePointer<JxlMemoryManager>?) -> Encoder?
     let encoderDestroy: @convention(c) (Encoder?) -> Void
@@ -97,6 +102,12 @@ struct JXLLibrary: Sendable {
             as: (@convention(c) (Decoder?, UnsafePointer<JxlPixelFormat>?, UnsafeMutablePointer<Int>?) -> Status).self)
         decoderSetImageOutBuffer = try lib.function("JxlDecoderSetImageOutBuffer",
             as: (@convention(c) (Decoder?, UnsafePointer<JxlPixelFormat>?, UnsafeMutableRawPointer?, Int) -> Status).self)
+        decoderGetExtraChannelInfo = try lib.function("JxlDecoderGetExtraChannelInfo",
+            as: (@convention(c) (Decoder?, Int, UnsafeMutablePointer<JxlExtraChannelInfo>?) -> Status).self)
+        decoderExtraChannelBufferSize = try lib.function("JxlDecoderExtraChannelBufferSize",
+            as: (@convention(c) (Decoder?, UnsafePointer<JxlPixelFormat>?, UnsafeMutablePointer<Int>?, UInt32) -> Status).self)
+        decoderSetExtraChannelBuffer = try lib.function("JxlDecoderSetExtraChannelBuffer",
+            as: (@convention(c) (Decoder?, UnsafePointer<JxlPixelFormat>?, UnsafeMutableRawPointer?, Int, UInt32) -> Status).self)
         colorEncodingSetToSRGB = try lib.function("JxlColorEncodingSetToSRGB",
             as: (@convention(c) (UnsafeMutablePointer<JxlColorEncoding>?, Int32) -> Void).self)
 

@@ -11,9 +11,12 @@ import Foundation
 /// - A delay of `delay_num / delay_den` seconds (`delay_den` 0 meaning 100); a delay of 0.011 s or
 ///   less shows for 0.1 s, as for GIF.
 /// - The loop count is `num_plays` (0 means forever).
-/// - A broken animation (sequence numbers out of order, a frame outside the canvas, a missing or
-///   truncated fdAT, a bad CRC on an animation chunk, fewer or more frames than announced) is an
-///   error, not a fallback to the IDAT image.
+/// - The first frame's fcTL may come before the acTL.
+/// - A broken animation (sequence numbers out of order, a second acTL, a frame outside the canvas,
+///   a missing or truncated fdAT, a bad CRC on an animation chunk, fewer or more frames than
+///   announced, a frame whose data does not inflate to exactly its rows) is set aside and the IDAT
+///   image decoded as a still, as browsers do and the PNG specification asks. Frames decoded
+///   lazily are checked only when asked for: a broken one found then is a `KingfisherError`.
 enum APNGCodec {
     /// Where a lazy decode stopped, to go on from there: the chunk structure, the index of the
     /// next frame and the canvas as the frame before it left it.
@@ -63,7 +66,12 @@ enum APNGCodec {
         var frames: [ImageFrame] = []
         frames.reserveCapacity(count)
         for index in 0..<count {
-            frames.append(try render(index, of: data, structure: structure, on: &canvas, options: options))
+            do {
+                frames.append(try render(index, of: data, structure: structure, on: &canvas, options: options))
+            } catch let failure as APNGFrameFailure {
+                return try PNGCodec.decodeStill(data, structure: structure.settingAsideAnimation(because: failure.description),
+                                                options: options)
+            }
         }
         if frames.count == 1 {
             return KFCrossPlatformImage(frame: frames[0], scale: options.scale)
@@ -76,7 +84,7 @@ enum APNGCodec {
     /// start), with the point to resume from after it.
     static func frame(at index: Int, of data: Data, from resume: ResumePoint?,
                       options: ImageCreatingOptions) throws -> (ImageFrame, ResumePoint) {
-        let structure = try resume?.structure ?? PNGStructure(data)
+        let structure = resume?.structure ?? PNGStructure(data)
         guard let animation = structure.animation, animation.frames.indices.contains(index) else {
             throw PNGCodec.decodingError("frame \(index + 1) was asked for; the image has \(structure.animation?.frames.count ?? 1)")
         }
@@ -91,7 +99,12 @@ enum APNGCodec {
             next = 0
         }
         while true {
-            let frame = try render(next, of: data, structure: structure, on: &canvas, options: options)
+            let frame: ImageFrame
+            do {
+                frame = try render(next, of: data, structure: structure, on: &canvas, options: options)
+            } catch let failure as APNGFrameFailure {
+                throw malformed(failure.description)
+            }
             next += 1
             if next > index {
                 return (frame, ResumePoint(structure: structure, nextIndex: next, canvas: canvas))
@@ -100,6 +113,9 @@ enum APNGCodec {
     }
 
     /// Decodes frame `index` and draws it on `canvas`; the canvas after it, upright.
+    ///
+    /// Throws ``APNGFrameFailure`` when the frame's own data is broken, any other error (limits,
+    /// memory) as it comes.
     private static func render(_ index: Int, of data: Data, structure: PNGStructure, on canvas: inout APNGCanvas,
                                options: ImageCreatingOptions) throws -> ImageFrame {
         guard let info = structure.animation?.frames[index] else {
@@ -108,17 +124,22 @@ enum APNGCodec {
         let stream = data.withUnsafeBytes { APNGFrameStream.build(info, of: structure, in: $0) }
         let pixels: ImageFrame
         do {
-            pixels = try PNGCodec.decodePixels(stream, options: options).frame
+            pixels = try PNGCodec.decodePixels(stream, options: options, refusesExtraData: true).frame
         } catch let error as KingfisherError {
             if case .processorError(reason: .decodingFailed(_, let description)) = error {
-                throw PNGCodec.decodingError("APNG frame \(index + 1) could not be decoded: \(description)")
+                throw APNGFrameFailure(description: "frame \(index + 1) could not be decoded: \(description)")
             }
             throw error
         }
         guard pixels.width == info.width, pixels.height == info.height else {
-            throw PNGCodec.decodingError("APNG frame \(index + 1) decoded to \(pixels.width)×\(pixels.height) pixels instead of \(info.width)×\(info.height)")
+            throw APNGFrameFailure(description: "frame \(index + 1) decoded to \(pixels.width)×\(pixels.height) pixels instead of \(info.width)×\(info.height)")
         }
         canvas.draw(info, source: pixels)
         return structure.orientation.apply(to: canvas.snapshot(duration: info.duration))
     }
+}
+
+/// A frame whose own data is broken: the animation is set aside for the IDAT image.
+struct APNGFrameFailure: Error, CustomStringConvertible {
+    let description: String
 }

@@ -47,7 +47,9 @@ struct APNGAnimation: Sendable {
 /// What a walk over a PNG's chunks finds, without inflating anything: the IHDR, the chunks every
 /// frame shares, the EXIF orientation and, for an APNG, its animation.
 ///
-/// A still PNG is never refused here (libpng judges it); only a broken APNG structure is an error.
+/// Nothing is refused here: libpng judges the still image. An APNG whose animation chunks are
+/// broken (see ``animationProblem``) is read as its still default image, the IDAT, as the PNG
+/// specification (third edition) asks of a decoder that meets an error before the animation starts.
 struct PNGStructure: Sendable {
     let width: Int
     let height: Int
@@ -58,20 +60,49 @@ struct PNGStructure: Sendable {
     let sharedChunks: [Range<Int>]
     /// From an `eXIf` chunk; `.up` without one.
     let orientation: ImageOrientation
-    /// `nil` for a still PNG.
+    /// `nil` for a still PNG, and for an APNG whose animation is broken.
     let animation: APNGAnimation?
+    /// Why an `acTL` was found but the animation was set aside for the IDAT image, if it was.
+    let animationProblem: String?
 
-    /// Walks the chunks of `data`; throws only for an APNG whose animation chunks are broken.
-    init(_ data: Data) throws {
+    /// Walks the chunks of `data`.
+    init(_ data: Data) {
         var scanner = PNGChunkScanner()
-        try data.withUnsafeBytes { try scanner.scan($0) }
+        data.withUnsafeBytes { scanner.scan($0) }
         width = scanner.width
         height = scanner.height
         header = scanner.header
         sharedChunks = scanner.shared
         orientation = scanner.orientation
-        animation = try scanner.finishAnimation()
+        do {
+            animation = try scanner.finishAnimation()
+            animationProblem = nil
+        } catch {
+            animation = nil
+            animationProblem = error.description
+        }
     }
+
+    /// The same structure read as a still image: no animation, `problem` saying why.
+    private init(still structure: PNGStructure, problem: String) {
+        width = structure.width
+        height = structure.height
+        header = structure.header
+        sharedChunks = structure.sharedChunks
+        orientation = structure.orientation
+        animation = nil
+        animationProblem = problem
+    }
+
+    /// This structure with its animation set aside because of `problem` (found while decoding a frame).
+    func settingAsideAnimation(because problem: String) -> PNGStructure {
+        PNGStructure(still: self, problem: problem)
+    }
+}
+
+/// A broken APNG animation structure, found by the chunk walk.
+struct APNGStructureError: Error, CustomStringConvertible {
+    let description: String
 }
 
 /// The state of one walk over the chunks; see ``PNGStructure``.
@@ -89,10 +120,12 @@ private struct PNGChunkScanner {
     var nextSequence = 0
     var reachedEnd = false
     var problem: String?
+    /// The first error in the animation chunks; after it they are skipped.
+    var animationError: APNGStructureError?
 
     var isAnimated: Bool { declaredFrames != nil }
 
-    mutating func scan(_ bytes: UnsafeRawBufferPointer) throws {
+    mutating func scan(_ bytes: UnsafeRawBufferPointer) {
         var offset = 8
         var afterIDAT = false
         while offset < bytes.count {
@@ -127,28 +160,16 @@ private struct PNGChunkScanner {
                     sawIDAT = true
                     afterIDAT = true
                     if defaultIsFrame, frames.count == 1 { frames[0].dataRanges.append(dataStart..<dataEnd) }
-                case "acTL" where !sawIDAT && declaredFrames == nil:
-                    try checkCRC(bytes, offset: offset, length: length, type: type)
-                    guard length == 8 else { throw APNGCodec.malformed("the acTL chunk is \(length) bytes, not 8") }
-                    let count = Self.u32(body, 0)
-                    guard count > 0 else { throw APNGCodec.malformed("the acTL chunk announces no frames") }
-                    declaredFrames = count
-                    playCount = Self.u32(body, 4)
-                case "fcTL" where isAnimated:
-                    try checkCRC(bytes, offset: offset, length: length, type: type)
-                    try readFrameControl(body, beforeIDAT: !afterIDAT)
-                case "fdAT" where isAnimated:
-                    try checkCRC(bytes, offset: offset, length: length, type: type)
-                    guard length >= 4 else { throw APNGCodec.malformed("an fdAT chunk is too short for its sequence number") }
-                    try checkSequence(Self.u32(body, 0), chunk: "fdAT")
-                    guard afterIDAT, !frames.isEmpty, !(defaultIsFrame && frames.count == 1) else {
-                        throw APNGCodec.malformed("an fdAT chunk comes before its frame's fcTL")
+                case "acTL", "fcTL", "fdAT":
+                    guard animationError == nil else { break }
+                    do {
+                        try checkCRC(bytes, offset: offset, length: length, type: type)
+                        try readAnimationChunk(type, body, afterIDAT: afterIDAT, dataStart: dataStart)
+                    } catch {
+                        animationError = error
                     }
-                    frames[frames.count - 1].dataRanges.append((dataStart + 4)..<dataEnd)
                 case "eXIf":
                     orientation = EXIFOrientation.read(Self.tiffPayload(body))
-                case "acTL", "fcTL", "fdAT":
-                    break
                 default:
                     if !sawIDAT { shared.append(offset..<(dataEnd + 4)) }
                 }
@@ -157,42 +178,77 @@ private struct PNGChunkScanner {
         }
     }
 
-    /// The frames once the walk is over, checked against the acTL; `nil` for a still PNG.
-    func finishAnimation() throws -> APNGAnimation? {
-        guard let declaredFrames else { return nil }
-        if let problem, !reachedEnd {
-            throw APNGCodec.malformed("the animation is truncated: \(problem)")
+    /// Reads an `acTL`, `fcTL` or `fdAT` chunk whose CRC is sound.
+    ///
+    /// The first frame's fcTL may come before or after the acTL (both before the IDAT); frames
+    /// seen before an acTL count only once one follows. An acTL after the IDAT is not an APNG's
+    /// (the file is a still image), but a second acTL before it breaks the animation.
+    private mutating func readAnimationChunk(_ type: String, _ body: UnsafeRawBufferPointer, afterIDAT: Bool,
+                                             dataStart: Int) throws(APNGStructureError) {
+        switch type {
+        case "acTL":
+            guard !sawIDAT else { return }
+            guard declaredFrames == nil else { throw Self.malformed("a second acTL chunk comes before the IDAT") }
+            guard body.count == 8 else { throw Self.malformed("the acTL chunk is \(body.count) bytes, not 8") }
+            let count = Self.u32(body, 0)
+            guard count > 0 else { throw Self.malformed("the acTL chunk announces no frames") }
+            declaredFrames = count
+            playCount = Self.u32(body, 4)
+        case "fcTL":
+            guard isAnimated || !sawIDAT else { return }
+            try readFrameControl(body, beforeIDAT: !afterIDAT)
+        default:
+            guard isAnimated else { return }
+            guard body.count >= 4 else { throw Self.malformed("an fdAT chunk is too short for its sequence number") }
+            try checkSequence(Self.u32(body, 0), chunk: "fdAT")
+            guard afterIDAT, !frames.isEmpty, !(defaultIsFrame && frames.count == 1) else {
+                throw Self.malformed("an fdAT chunk comes before its frame's fcTL")
+            }
+            frames[frames.count - 1].dataRanges.append((dataStart + 4)..<(dataStart + body.count))
         }
-        guard sawIDAT else { throw APNGCodec.malformed("the file has no IDAT chunk") }
+    }
+
+    static func malformed(_ description: String) -> APNGStructureError {
+        APNGStructureError(description: description)
+    }
+
+    /// The frames once the walk is over, checked against the acTL; `nil` for a still PNG.
+    func finishAnimation() throws(APNGStructureError) -> APNGAnimation? {
+        guard let declaredFrames else { return nil }
+        if let animationError { throw animationError }
+        if let problem, !reachedEnd {
+            throw Self.malformed("the animation is truncated: \(problem)")
+        }
+        guard sawIDAT else { throw Self.malformed("the file has no IDAT chunk") }
         guard frames.count == declaredFrames else {
-            throw APNGCodec.malformed("the acTL chunk announces \(declaredFrames) frames but \(frames.count) fcTL chunks follow")
+            throw Self.malformed("the acTL chunk announces \(declaredFrames) frames but \(frames.count) fcTL chunks follow")
         }
         if let empty = frames.firstIndex(where: { $0.dataRanges.isEmpty }) {
-            throw APNGCodec.malformed("frame \(empty + 1) has no image data")
+            throw Self.malformed("frame \(empty + 1) has no image data")
         }
         return APNGAnimation(playCount: playCount, frames: frames, defaultImageIsFirstFrame: defaultIsFrame)
     }
 
-    private mutating func readFrameControl(_ body: UnsafeRawBufferPointer, beforeIDAT: Bool) throws {
-        guard body.count == 26 else { throw APNGCodec.malformed("an fcTL chunk is \(body.count) bytes, not 26") }
+    private mutating func readFrameControl(_ body: UnsafeRawBufferPointer, beforeIDAT: Bool) throws(APNGStructureError) {
+        guard body.count == 26 else { throw Self.malformed("an fcTL chunk is \(body.count) bytes, not 26") }
         try checkSequence(Self.u32(body, 0), chunk: "fcTL")
         let number = frames.count + 1
         if let previous = frames.last, previous.dataRanges.isEmpty {
-            throw APNGCodec.malformed("frame \(number - 1) has no image data before the next fcTL")
+            throw Self.malformed("frame \(number - 1) has no image data before the next fcTL")
         }
         if beforeIDAT, !frames.isEmpty {
-            throw APNGCodec.malformed("two fcTL chunks come before the IDAT")
+            throw Self.malformed("two fcTL chunks come before the IDAT")
         }
         let frameWidth = Self.u32(body, 4), frameHeight = Self.u32(body, 8)
         let x = Self.u32(body, 12), y = Self.u32(body, 16)
         guard frameWidth > 0, frameHeight > 0, x + frameWidth <= width, y + frameHeight <= height else {
-            throw APNGCodec.malformed("frame \(number) (\(frameWidth)×\(frameHeight) at \(x),\(y)) lies outside the \(width)×\(height) canvas")
+            throw Self.malformed("frame \(number) (\(frameWidth)×\(frameHeight) at \(x),\(y)) lies outside the \(width)×\(height) canvas")
         }
         if beforeIDAT, x != 0 || y != 0 || frameWidth != width || frameHeight != height {
-            throw APNGCodec.malformed("frame 1 is the IDAT image but its fcTL does not cover the whole canvas")
+            throw Self.malformed("frame 1 is the IDAT image but its fcTL does not cover the whole canvas")
         }
         guard let dispose = APNGDisposeOp(rawValue: body[24]), let blend = APNGBlendOp(rawValue: body[25]) else {
-            throw APNGCodec.malformed("frame \(number) has dispose op \(body[24]) and blend op \(body[25])")
+            throw Self.malformed("frame \(number) has dispose op \(body[24]) and blend op \(body[25])")
         }
         let numerator = Int(body[20]) << 8 | Int(body[21])
         let denominator = Int(body[22]) << 8 | Int(body[23])
@@ -203,17 +259,17 @@ private struct PNGChunkScanner {
                                     duration: APNGCodec.frameDuration(numerator: numerator, denominator: denominator)))
     }
 
-    private mutating func checkSequence(_ sequence: Int, chunk: String) throws {
+    private mutating func checkSequence(_ sequence: Int, chunk: String) throws(APNGStructureError) {
         guard sequence == nextSequence else {
-            throw APNGCodec.malformed("an \(chunk) chunk has sequence number \(sequence) where \(nextSequence) was due")
+            throw Self.malformed("an \(chunk) chunk has sequence number \(sequence) where \(nextSequence) was due")
         }
         nextSequence += 1
     }
 
-    private func checkCRC(_ bytes: UnsafeRawBufferPointer, offset: Int, length: Int, type: String) throws {
+    private func checkCRC(_ bytes: UnsafeRawBufferPointer, offset: Int, length: Int, type: String) throws(APNGStructureError) {
         let covered = UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8 + length)])
         guard PNGCRC.checksum(covered) == UInt32(Self.u32(bytes, offset + 8 + length)) else {
-            throw APNGCodec.malformed("the \(type) chunk's CRC does not match its contents")
+            throw Self.malformed("the \(type) chunk's CRC does not match its contents")
         }
     }
 

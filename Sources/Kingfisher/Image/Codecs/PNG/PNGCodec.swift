@@ -30,17 +30,22 @@ enum PNGCodec: ImageCodec {
                 frameCount: 1,
                 hasAlpha: image.pointee.format & PNG_FORMAT_FLAG_ALPHA != 0)
         }
-        return APNGCodec.header(base, structure: try PNGStructure(data))
+        return APNGCodec.header(base, structure: PNGStructure(data))
     }
 
     /// Decodes a still PNG, or an APNG through ``APNGCodec``, upright (an `eXIf` orientation is
     /// applied once, here).
     static func decode(_ data: Data, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
         // `minimumPixelSize` does not apply: libpng cannot scale while it decodes.
-        let structure = try PNGStructure(data)
+        let structure = PNGStructure(data)
         if let animation = structure.animation {
             return try APNGCodec.decode(data, structure: structure, animation: animation, options: options)
         }
+        return try decodeStill(data, structure: structure, options: options)
+    }
+
+    /// The IDAT image of `data`, upright, as a still image.
+    static func decodeStill(_ data: Data, structure: PNGStructure, options: ImageCreatingOptions) throws -> KFCrossPlatformImage {
         let (frame, opaque) = try decodePixels(data, options: options)
         return KFCrossPlatformImage(validated: [structure.orientation.apply(to: frame)], loopCount: 0,
                                     scale: options.scale, isOpaque: opaque)
@@ -48,7 +53,11 @@ enum PNGCodec: ImageCodec {
 
     /// The pixels of the IDAT image of `data` as stored (no orientation applied), in sRGB unless
     /// `options` keeps the source's colours, premultiplied, and whether they are all opaque.
-    static func decodePixels(_ data: Data, options: ImageCreatingOptions) throws -> (frame: ImageFrame, opaque: Bool) {
+    ///
+    /// With `refusesExtraData` (an APNG frame), image data that inflates to more than the image's
+    /// rows is an error; libpng only warns of it, and a still PNG is decoded anyway, as browsers do.
+    static func decodePixels(_ data: Data, options: ImageCreatingOptions,
+                             refusesExtraData: Bool = false) throws -> (frame: ImageFrame, opaque: Bool) {
         try readHeader(data) { image in
             let width = Int(image.pointee.width)
             let height = Int(image.pointee.height)
@@ -74,6 +83,9 @@ enum PNGCodec: ImageCodec {
                     image.pointee.format = kf_png_format_rgba
                     guard png_image_finish_read(image, nil, output.baseAddress, stride, nil) != 0 else {
                         throw decodingError("\(PNGControl.message(of: image))")
+                    }
+                    if refusesExtraData, let extra = PNGControl.extraDataWarning(of: image) {
+                        throw decodingError(extra)
                     }
                 }
                 try ColorManagement.convertToSRGB(UnsafeMutableRawBufferPointer(output), width: width, height: height,

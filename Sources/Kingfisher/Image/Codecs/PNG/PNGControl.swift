@@ -31,6 +31,15 @@ enum PNGControl {
         return text.isEmpty ? "libpng gave no reason" : text
     }
 
+    /// libpng's warning that the image data inflates to more than the image's rows ("Too much image
+    /// data") or goes on after the zlib stream ends ("Extra compressed data"), if that is the
+    /// warning it kept (the simplified API keeps the first).
+    static func extraDataWarning(of image: UnsafePointer<png_image>) -> String? {
+        guard image.pointee.warning_or_error & 0x03 != 0 else { return nil }
+        let text = message(of: image)
+        return text.contains("Too much image data") || text.contains("Extra compressed data") ? text : nil
+    }
+
     /// True when libpng recorded an error (not just a warning) in `image`.
     static func failed(_ image: UnsafePointer<png_image>) -> Bool {
         image.pointee.warning_or_error & 0x03 > kf_png_image_warning
