@@ -33,7 +33,7 @@ import Testing
     @Test func cmykJPEGXLGoesThroughItsEmbeddedProfile() throws {
         let image = try KFCrossPlatformImage(data: Fixtures.data("jxl/cmyk_layers.jxl"))
         #expect(image.pixelWidth == 512 && image.pixelHeight == 512)
-        // The same layers, CMY and black through the profile by lcms2 (make-cmyk-reference.sh).
+        // The same layers, CMY and black through the profile by lcms2 (Fixtures/References.md).
         let lcms2 = try #require(PixelComparison(image.firstFrame, Self.frame("jxl/cmyk_layers-lcms2.png")))
         #expect(lcms2.maxError <= 1, "max \(lcms2.maxError), PSNR \(lcms2.psnr)")
         // The conformance suite's sRGB rendering used another intent (lcms2's perceptual one comes
