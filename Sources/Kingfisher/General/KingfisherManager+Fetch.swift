@@ -181,9 +181,26 @@ struct QueuedProcessor: ImageProcessor {
             return wrapped.process(item: item, options: options)
         case .dispatch(let dispatchQueue):
             return dispatchQueue.sync { wrapped.process(item: item, options: options) }
+        case .operationQueue(let operationQueue):
+            return Self.run(on: operationQueue) { wrapped.process(item: item, options: options) }
         case .mainAsync, .mainCurrentOrAsync:
             if MainQueue.isCurrent { return wrapped.process(item: item, options: options) }
             return DispatchQueue.main.sync { wrapped.process(item: item, options: options) }
         }
+    }
+
+    /// Runs `work` as an operation of `queue` and waits for its result.
+    static func run(
+        on queue: any CallbackOperationQueue, _ work: @escaping @Sendable () -> KFCrossPlatformImage?
+    ) -> KFCrossPlatformImage? {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<KFCrossPlatformImage?>(nil)
+        queue.addOperation {
+            let image = work()
+            result.withLock { $0 = image }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }
     }
 }
