@@ -45,6 +45,8 @@ private final class Owner: Sendable {
         let nothing = Delegate<Void, Int?>()
         let nilResult: Int? = nothing.call()
         #expect(nilResult == nil && Optional<Int>._createNil == nil)
+        func emptyValue<T: OptionalProtocol>(of type: T.Type) -> T { T._createNil }
+        #expect(emptyValue(of: String?.self) == nil)
         let empty: Int? = nothing()
         #expect(empty == nil)
     }
@@ -57,6 +59,12 @@ private final class Owner: Sendable {
             callback.execute { continuation.resume(returning: OperationQueue.current === queue) }
         }
         #expect(ran)
+        let operations: any CallbackOperationQueue = queue
+        #expect(operations.underlyingQueue == nil)
+        let added = await withCheckedContinuation { continuation in
+            operations.addOperation { continuation.resume(returning: OperationQueue.current === queue) }
+        }
+        #expect(added)
         let loading: ExecutionQueue = .operationQueue(queue)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kf-surface-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
