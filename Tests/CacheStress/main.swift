@@ -9,6 +9,10 @@
 //   cache-stress open <parent> <name> <key>
 //       opens the storage and stores <key> once, printing "stored" or "error: ..." (exit 0 both
 //       ways): the disk-fault tests run it on a full disk, where a crash would kill the test runner.
+//   cache-stress clear <parent> <name> <count>
+//       stores <count> entries in an ImageCache's disk level, then runs `await cache.clearDiskCache()`
+//       here, in top-level code, and prints "left <n>": the entries still on disk when the awaited
+//       call returned. Top-level code is where the compiler once picked the synchronous overload.
 import Foundation
 import Kingfisher
 import KingfisherTestSupport
@@ -84,6 +88,18 @@ case "open" where arguments.count == 5:
         print("error: \(error)")
     }
 
+case "clear" where arguments.count == 5:
+    guard let count = Int(arguments[4]) else { fail("bad count") }
+    let cache: ImageCache
+    do { cache = try ImageCache(name: arguments[3], cacheDirectoryURL: URL(fileURLWithPath: arguments[2])) } catch { fail("\(error)") }
+    for index in 0..<count {
+        let key = "entry-\(index)"
+        do { try cache.diskStorage.store(value: payload(forKey: key, maxSize: 4_000), forKey: key) } catch { fail("\(error)") }
+    }
+    await cache.clearDiskCache()
+    let left = (0..<count).filter { cache.diskStorage.isCached(forKey: "entry-\($0)") }.count
+    print("left \(left)")
+
 default:
-    fail("usage: cache-stress write|pair|open <parent> <name> ...")
+    fail("usage: cache-stress write|pair|open|clear <parent> <name> ...")
 }

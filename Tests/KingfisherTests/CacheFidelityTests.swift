@@ -43,20 +43,37 @@ import Testing
             let firstOnly = try await ManagerKit.retrieve(manager, source, [.onlyLoadFirstFrame]).get()
             #expect(firstOnly.image.frames.count == 1)
             #expect(firstOnly.cacheType == .memory)
+            // A hit keeps the scale it was stored with, as in Kingfisher.
             let doubled = try await ManagerKit.retrieve(manager, source, [.scaleFactor(2)]).get()
-            #expect(doubled.image.scale == 2 && doubled.image.frames.count == 3)
+            #expect(doubled.image.scale == 1 && doubled.image.frames.count == 3)
             #expect(doubled.cacheType == .memory)
             #expect(server.requestCount(for: "/anim.gif") == 1)
         }
     }
 
-    @Test func aStillMemoryHitTakesTheRequestedScale() async throws {
+    @Test func aMemoryHitKeepsTheScaleItWasStoredWith() async throws {
         let (cache, folder) = try ManagerKit.makeCache()
         defer { try? FileManager.default.removeItem(at: folder) }
         try await cache.store(TestImages.gradient(width: 4, height: 2), forKey: "still")
         let hit = try #require(cache.retrieveImageInMemoryCache(forKey: "still", options: [.scaleFactor(2)]))
-        #expect(hit.scale == 2 && hit.size == CGSize(width: 2, height: 1))
-        #expect(cache.retrieveImageInMemoryCache(forKey: "still")?.scale == 1)
+        #expect(hit.scale == 1 && hit.size == CGSize(width: 4, height: 2))
+        try await cache.store(TestImages.gradient(width: 4, height: 2).withScale(3), forKey: "triple")
+        #expect(cache.retrieveImageInMemoryCache(forKey: "triple")?.scale == 3)
+        #expect(cache.retrieveImageInMemoryCache(forKey: "triple", options: [.scaleFactor(2)])?.scale == 3)
+        // A disk hit is decoded anew, at the scale the request asks for.
+        cache.clearMemoryCache()
+        let fromDisk = try await cache.retrieveImage(forKey: "triple", options: [.scaleFactor(2)])
+        #expect(fromDisk.image?.scale == 2)
+    }
+
+    @Test func aMemoryHitThroughTheManagerKeepsItsStoredScale() async throws {
+        try await ManagerKit.run { server, manager, _ in
+            let source = ManagerKit.serve(server, "/scaled.png")
+            let first = try await manager.retrieveImage(with: source, options: [.scaleFactor(2)])
+            #expect(first.image.scale == 2 && first.cacheType == .none)
+            let again = try await manager.retrieveImage(with: source, options: [.scaleFactor(3)])
+            #expect(again.cacheType == .memory && again.image.scale == 2)
+        }
     }
 
     @Test func imageCachedTypeAsyncAnswersAHandlerOnItsQueue() async throws {

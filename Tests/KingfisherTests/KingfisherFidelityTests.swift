@@ -112,10 +112,12 @@ import Testing
 @Suite struct SourceFidelityTests {
     @Test func localFilesAreKeyedInKingfishersLocalForm() throws {
         let file = URL(fileURLWithPath: "/tmp/images/photo.png")
-        #expect(file.cacheKey == "kingfisher.local.cacheKey/tmp/images/photo.png")
+        #expect(file.cacheKey == "kingfisher.local.cacheKey///tmp/images/photo.png")
+        let underPrivate = URL(fileURLWithPath: "/private/var/x.jpg")
+        #expect(underPrivate.cacheKey == "kingfisher.local.cacheKey///private/var/x.jpg")
         #expect(LocalFileImageDataProvider(fileURL: file).cacheKey == file.cacheKey)
         let withQuery = try #require(URL(string: "file:///tmp/images/photo.png?v=2"))
-        #expect(withQuery.cacheKey == "kingfisher.local.cacheKey/tmp/images/photo.png?v=2")
+        #expect(withQuery.cacheKey == "kingfisher.local.cacheKey///tmp/images/photo.png?v=2")
         #expect(KF.ImageResource(downloadURL: file).cacheKey == file.cacheKey)
         #expect(file.convertToSource().cacheKey == file.cacheKey)
         #expect(LocalFileImageDataProvider(fileURL: file, cacheKey: "mine").cacheKey == "mine")

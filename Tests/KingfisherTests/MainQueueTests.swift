@@ -47,7 +47,8 @@ import Testing
         let withQuery = try #require(URL(string: "file:///opt/Demo.app/a.png?v=2"))
         #expect(withQuery.cacheKey == "kingfisher.local.cacheKey/Demo.app/a.png?v=2")
         #expect(LocalFileImageDataProvider(fileURL: inApp).cacheKey == inApp.cacheKey)
-        // A name that only contains ".app" is not a bundle: the whole path stays.
-        #expect(URL(fileURLWithPath: "/srv/my.apps/a.png").cacheKey == "kingfisher.local.cacheKey/srv/my.apps/a.png")
+        // A name that only contains ".app" is not a bundle: every component stays, the root "/"
+        // included, as Kingfisher joins them.
+        #expect(URL(fileURLWithPath: "/srv/my.apps/a.png").cacheKey == "kingfisher.local.cacheKey///srv/my.apps/a.png")
     }
 }

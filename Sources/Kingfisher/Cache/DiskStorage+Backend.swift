@@ -65,8 +65,10 @@ extension DiskStorage {
         }
 
         private init(settings config: Config) {
-            settings = Mutex(config)
             directoryURL = config.cacheFolderURL
+            var kept = config
+            kept.cachePathBlock = nil
+            settings = Mutex(kept)
             metadata = DiskMetadataStore(folder: directoryURL)
         }
 
@@ -102,9 +104,9 @@ extension DiskStorage {
         /// The entry expires per `expiration` (else `config.expiration`), counted from now by the
         /// clock; an already expired expiration stores nothing. When the folder goes over
         /// `sizeLimit`, least-recently-used entries are removed down to half of it. `writeOptions`
-        /// is accepted for Kingfisher's signature; writes are always atomic. Throws
-        /// `.cannotConvertToData`, `.cannotCreateDirectory`, `.cannotCreateCacheFile` or
-        /// `.cacheIndexFailed` (as `.cacheError`); after a throw (a full disk, a read-only folder)
+        /// is accepted for Kingfisher's signature; writes are always atomic. The file's modification
+        /// date is the time of the store. Throws `.cannotConvertToData`, `.cannotCreateDirectory`,
+        /// `.cannotCreateCacheFile`, `.cannotSetCacheFileAttribute` or `.cacheIndexFailed` (as `.cacheError`); after a throw (a full disk, a read-only folder)
         /// the key is a miss, or still holds a complete earlier value, and no file is left behind.
         public func store(value: T, forKey key: String, expiration: StorageExpiration? = nil,
                           writeOptions: Data.WritingOptions = [], forcedExtension: String? = nil) throws {
@@ -128,6 +130,7 @@ extension DiskStorage {
             let fileURL = directoryURL.appendingPathComponent(name, isDirectory: false)
             let temporary = try writeTemporaryFile(data, key: key, fileURL: fileURL)
             do {
+                try stampModificationDate(temporary, finalPath: fileURL.path, date: config.clock.now(), config: config)
                 try metadata.exclusive(create: true) {
                     do {
                         try DiskIO.renameFile(temporary, fileURL.path)
@@ -155,6 +158,19 @@ extension DiskStorage {
             } catch {
                 DiskIO.removeFile(temporary)
                 throw error
+            }
+        }
+
+        /// Sets the new file's modification date to `date`, the time of the store by the storage's
+        /// clock, so that tools which age files by it see when the entry was stored. Throws
+        /// `.cacheError(.cannotSetCacheFileAttribute)` naming the file's final path.
+        private func stampModificationDate(_ path: String, finalPath: String, date: Date, config: Config) throws {
+            let attributes: [FileAttributeKey: any Sendable] = [.modificationDate: date]
+            do {
+                try config.fileManager.setAttributes(attributes, ofItemAtPath: path)
+            } catch {
+                throw KingfisherError.cacheError(
+                    reason: .cannotSetCacheFileAttribute(filePath: finalPath, attributes: attributes, error: error))
             }
         }
 
@@ -221,13 +237,22 @@ extension DiskStorage {
             isCached(forKey: key, forcedExtension: forcedExtension, extensionKey: key)
         }
 
-        /// Whether `key` has a live entry, its file's automatic extension taken from `extensionKey`.
-        func isCached(forKey key: String, forcedExtension: String?, extensionKey: String) -> Bool {
+        /// Whether `key` has an entry whose file exists and that is still unexpired at
+        /// `referenceDate` (a date ahead of the clock asks whether it will still be cached then).
+        /// Never extends the expiry.
+        public func isCached(forKey key: String, referenceDate: Date, forcedExtension: String? = nil) -> Bool {
+            isCached(forKey: key, forcedExtension: forcedExtension, extensionKey: key, referenceDate: referenceDate)
+        }
+
+        /// Whether `key` has a live entry at `referenceDate` (the clock's now when nil), its
+        /// file's automatic extension taken from `extensionKey`.
+        func isCached(forKey key: String, forcedExtension: String?, extensionKey: String, referenceDate: Date? = nil) -> Bool {
             let config = self.config
             let name = DiskFileName.name(
                 forKey: key, forcedExtension: forcedExtension, extensionKey: extensionKey, config: config)
+            let date = referenceDate ?? config.clock.now()
             guard let item = metadata.item(named: name),
-                  !item.isExpired(at: config.clock.now().timeIntervalSince1970) else { return false }
+                  !item.isExpired(at: date.timeIntervalSince1970) else { return false }
             return DiskIO.fileExists(metadata.paths.entry(name))
         }
 

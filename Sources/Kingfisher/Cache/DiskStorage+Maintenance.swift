@@ -6,8 +6,9 @@ extension DiskStorage.Backend {
 
     /// Removes every entry and its file. Temporary files of stores in progress are left alone.
     ///
-    /// Throws `.cacheError(.invalidURLResource)` when the folder cannot be listed and
-    /// `.cacheError(.cacheIndexFailed)` when the journal cannot be replaced.
+    /// Throws `.cacheError(.fileEnumeratorCreationFailed)` when the folder cannot be opened for
+    /// listing, `.cacheError(.invalidFileEnumeratorContent)` when its listing fails part way,
+    /// and `.cacheError(.cacheIndexFailed)` when the journal cannot be replaced.
     public func removeAll() throws {
         do {
             try metadata.exclusive(create: false) {
@@ -22,6 +23,8 @@ extension DiskStorage.Backend {
     }
 
     /// Removes expired entries and returns their files' URLs.
+    ///
+    /// Throws as ``removeAll()`` does when the folder cannot be listed.
     ///
     /// The same sweep repairs the folder: entries whose file is gone leave the index, files no
     /// entry knows (renamed in by a process killed before it could record them) are adopted with
@@ -123,16 +126,17 @@ extension DiskStorage.Backend {
         return victims.map { directoryURL.appendingPathComponent($0, isDirectory: false) }
     }
 
-    private func listFolder() throws -> [String] {
-        do {
-            return try FileManager.default.contentsOfDirectory(atPath: metadata.paths.folder)
-        } catch {
-            throw KingfisherError.cacheError(reason: .invalidURLResource(error: error, key: "", url: directoryURL))
+    /// The names in the cache folder; throws `.fileEnumeratorCreationFailed` or
+    /// `.invalidFileEnumeratorContent` (as `.cacheError`) when it cannot be listed.
+    func listFolder() throws -> [String] {
+        switch DiskFolderListing.names(atPath: metadata.paths.folder) {
+        case .success(let names): return names
+        case .failure(let failure): throw DiskFolderListing.cacheError(failure, folder: directoryURL)
         }
     }
 
     private func regularFileSize(_ path: String) -> Int? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+        guard let attributes = try? config.fileManager.attributesOfItem(atPath: path),
               attributes[.type] as? FileAttributeType == .typeRegular else { return nil }
         return (attributes[.size] as? NSNumber)?.intValue
     }
@@ -141,7 +145,7 @@ extension DiskStorage.Backend {
     private func isStaleTemporaryFile(name: String, path: String) -> Bool {
         let parts = name.dropFirst(DiskFileName.temporaryPrefix.count).split(separator: "-")
         if let first = parts.first, let pid = Int32(first), !DiskIO.processExists(pid) { return true }
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+        guard let attributes = try? config.fileManager.attributesOfItem(atPath: path),
               let modified = attributes[.modificationDate] as? Date else { return false }
         return Date().timeIntervalSince(modified) > Self.staleTemporaryAge
     }

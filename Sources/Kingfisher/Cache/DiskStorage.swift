@@ -53,20 +53,38 @@ public enum DiskStorage {
         public var directory: URL? = nil
         /// The source of "now" for expiry and recency; tests inject one to avoid waiting.
         public var clock: CacheClock = .system
+        /// Makes the cache folder's URL from the parent folder (``directory`` or the default) and
+        /// the folder name `com.onevcat.Kingfisher.ImageCache.<name>`; by default it appends the
+        /// name to the parent.
+        ///
+        /// Read once, when a ``DiskStorage/Backend`` is made; the backend's own copy of the
+        /// configuration then holds `nil` here, as Kingfisher's does.
+        public var cachePathBlock: (@Sendable (_ directory: URL, _ cacheName: String) -> URL)! = { directory, cacheName in
+            directory.appendingPathComponent(cacheName, isDirectory: true)
+        }
+        /// Reads file attributes for the storage: the size and age of files a sweep finds, and
+        /// the modification date set on each new file. Reading and writing the files themselves
+        /// goes through the system calls the journal needs, not through it.
+        public let fileManager: FileManager
 
         /// A configuration for the cache `name`, limited to `sizeLimit` bytes (0: no limit).
         ///
         /// `directory` is the parent folder of the cache folder; nil picks the user's cache folder.
-        public init(name: String, sizeLimit: UInt, directory: URL? = nil) {
+        public init(name: String, sizeLimit: UInt, fileManager: FileManager = .default, directory: URL? = nil) {
             self.name = name
             self.sizeLimit = sizeLimit
+            self.fileManager = fileManager
             self.directory = directory
         }
+
+        /// The folder name inside the parent folder.
+        var cacheFolderName: String { "com.onevcat.Kingfisher.ImageCache.\(name)" }
 
         /// The cache folder this configuration names.
         var cacheFolderURL: URL {
             let parent = directory ?? Self.defaultParentDirectory()
-            return parent.appendingPathComponent("com.onevcat.Kingfisher.ImageCache.\(name)", isDirectory: true)
+            guard let cachePathBlock else { return parent.appendingPathComponent(cacheFolderName, isDirectory: true) }
+            return cachePathBlock(parent, cacheFolderName)
         }
 
         static func defaultParentDirectory() -> URL {

@@ -1,8 +1,16 @@
 import Foundation
 
+// The four clearing methods below take `completion` without a default, unlike Kingfisher's: with
+// one, `await cache.clearDiskCache()` in a `main.swift`'s top-level code would call this
+// synchronous form (the compiler resolves top-level calls as in synchronous code) and return
+// before the disk is cleared. Without it, a call with no argument can only be the async form.
+// Fire-and-forget callers pass `completion: nil`.
+
 extension ImageCache {
     /// Empties both levels; `completion` runs after the disk is cleared, on the I/O queue.
-    public func clearCache(completion: (@Sendable () -> Void)? = nil) {
+    ///
+    /// `await clearCache()` is the form that returns once both are empty.
+    public func clearCache(completion: (@Sendable () -> Void)?) {
         clearMemoryCache()
         clearDiskCache(completion: completion)
     }
@@ -15,15 +23,17 @@ extension ImageCache {
     /// Deletes every disk entry; `completion` runs afterwards, on the I/O queue.
     ///
     /// Entries another process writes meanwhile may survive; the folder itself stays.
-    public func clearDiskCache(completion: (@Sendable () -> Void)? = nil) {
+    /// `await clearDiskCache()` is the form that returns once the disk is cleared.
+    public func clearDiskCache(completion: (@Sendable () -> Void)?) {
         enqueueIO {
             try? self.diskStorage.removeAll()
             completion?()
         }
     }
 
-    /// Removes expired entries from both levels, then trims the disk to its size limit.
-    public func cleanExpiredCache(completion: (@Sendable () -> Void)? = nil) {
+    /// Removes expired entries from both levels, then trims the disk to its size limit;
+    /// `completion` runs afterwards, on the I/O queue (`await cleanExpiredCache()` waits instead).
+    public func cleanExpiredCache(completion: (@Sendable () -> Void)?) {
         cleanExpiredMemoryCache()
         cleanExpiredDiskCache(completion: completion)
     }
@@ -37,8 +47,8 @@ extension ImageCache {
     ///
     /// When anything was removed, posts ``Foundation/NSNotification/Name/KingfisherDidCleanDiskCache``
     /// with the removed file names under ``KingfisherDiskCacheCleanedHashKey``. `completion` runs
-    /// afterwards, on the I/O queue.
-    public func cleanExpiredDiskCache(completion: (@Sendable () -> Void)? = nil) {
+    /// afterwards, on the I/O queue (`await cleanExpiredDiskCache()` waits instead).
+    public func cleanExpiredDiskCache(completion: (@Sendable () -> Void)?) {
         enqueueIO {
             let expired = (try? self.diskStorage.removeExpiredValues()) ?? []
             let oversized = (try? self.diskStorage.removeSizeExceededValues()) ?? []

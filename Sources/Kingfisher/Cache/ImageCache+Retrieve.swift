@@ -54,25 +54,31 @@ extension ImageCache {
 
     /// The image in memory for `key` and the options' processor, or `nil`; never touches the disk.
     ///
-    /// A hit extends the entry's expiry as `memoryCacheAccessExtendingExpiration` says. An entry
-    /// stored with other decoding choices (`scaleFactor`, `onlyLoadFirstFrame`,
-    /// `preloadAllFrames`) is still a hit, made again for these options as Kingfisher does: an
-    /// animation that kept its encoded bytes is run through the options' processor again (on the
-    /// calling thread), any other image takes the requested scale (and only its first frame, when
-    /// that is asked for). The entry in memory is left as it was.
+    /// A hit extends the entry's expiry as `memoryCacheAccessExtendingExpiration` says, and keeps
+    /// the scale the image was stored with, whatever `scaleFactor` asks (as in Kingfisher). An
+    /// entry stored with other frame choices (`onlyLoadFirstFrame`, `preloadAllFrames`) is still a
+    /// hit, made again for these options: an animation that kept its encoded bytes is run through
+    /// the options' processor again (on the calling thread), any other image gives only its first
+    /// frame when that is asked for. The entry in memory is left as it was.
     public func retrieveImageInMemoryCache(forKey key: String, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
         let computedKey = key.computedKey(with: options.processor.identifier)
         guard let image = memoryStorage.value(forKey: computedKey, extendingExpiration: options.memoryCacheAccessExtendingExpiration)
         else { return nil }
-        if let tag = image.creatingTag, tag != options.imageCreatingTag { return Self.remade(image, options: options) }
+        if let tag = image.creatingTag, tag.ignoringScale != options.imageCreatingTag.ignoringScale {
+            return Self.remade(image, options: options)
+        }
         return image
     }
 
-    /// `image`, made with other decoding choices, as `options` would have made it.
+    /// `image`, made with other frame choices, as `options` would have made it, at the scale
+    /// `image` has.
     static func remade(_ image: KFCrossPlatformImage, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage {
+        var tag = options.imageCreatingTag
+        tag.scale = image.scale
         if let data = image.animatedImageData,
            var made = options.processor.process(item: .data(data), options: options) {
-            made.creatingTag = options.imageCreatingTag
+            if made.scale != image.scale { made = made.withScale(image.scale) }
+            made.creatingTag = tag
             return made
         }
         var made = image
@@ -81,8 +87,7 @@ extension ImageCache {
             made.frameSource = nil
             made.lazyLoopCount = nil
         }
-        if made.scale != options.scaleFactor { made = made.withScale(options.scaleFactor) }
-        made.creatingTag = options.imageCreatingTag
+        made.creatingTag = tag
         return made
     }
 
@@ -224,6 +229,22 @@ extension ImageCache {
         forcedExtension: String? = nil
     ) -> String {
         diskStorage.cacheFileName(forKey: key.computedKey(with: identifier), forcedExtension: forcedExtension, extensionKey: key)
+    }
+
+    /// The file of `key@processorIdentifier` when it is on disk and unexpired, else `nil`.
+    public func cacheFileURLIfOnDisk(
+        forKey key: String,
+        processorIdentifier identifier: String = DefaultImageProcessor.default.identifier,
+        forcedExtension: String? = nil
+    ) -> URL? {
+        let computedKey = key.computedKey(with: identifier)
+        guard diskStorage.isCached(forKey: computedKey, forcedExtension: forcedExtension, extensionKey: key) else { return nil }
+        return diskStorage.cacheFileURL(forKey: computedKey, forcedExtension: forcedExtension, extensionKey: key)
+    }
+
+    /// The summed cost of the images in memory (``MemoryStorage/Backend/totalCacheCost()``).
+    public var memoryStorageCacheCost: Int {
+        memoryStorage.totalCacheCost()
     }
 
     /// The path of the disk file that holds, or would hold, `key@processorIdentifier`.

@@ -68,19 +68,25 @@ public final class ImageCache: Sendable {
         )
     }
 
+    /// Makes a cache folder's URL from its parent folder and its folder name
+    /// (`com.onevcat.Kingfisher.ImageCache.<name>`); see ``DiskStorage/Config/cachePathBlock``.
+    public typealias DiskCachePathClosure = @Sendable (URL, String) -> URL
+
     /// A cache named `name` whose folder is created inside `cacheDirectoryURL` (the default
-    /// folder when `nil`).
+    /// folder when `nil`), at the URL `diskCachePathClosure` makes from that parent and the
+    /// folder name when one is given.
     ///
     /// - Throws: `.cacheError(.cannotCreateDirectory)` when the name is empty or holds a `/`, or
     ///   when the folder cannot be created.
-    public convenience init(name: String, cacheDirectoryURL: URL?) throws {
+    public convenience init(name: String, cacheDirectoryURL: URL?, diskCachePathClosure: DiskCachePathClosure? = nil) throws {
         guard !name.isEmpty, !name.contains("/"), !name.contains("\0") else {
             throw KingfisherError.cacheError(reason: .cannotCreateDirectory(
                 path: cacheDirectoryURL?.path ?? name,
                 error: InvalidCacheName(name: name)
             ))
         }
-        let config = DiskStorage.Config(name: name, sizeLimit: 0, directory: cacheDirectoryURL)
+        var config = DiskStorage.Config(name: name, sizeLimit: 0, directory: cacheDirectoryURL)
+        if let diskCachePathClosure { config.cachePathBlock = diskCachePathClosure }
         self.init(
             memoryStorage: MemoryStorage.Backend(config: .init(totalCostLimit: MemoryStorage.Config.defaultTotalCostLimit)),
             diskStorage: try DiskStorage.Backend(config: config)

@@ -31,6 +31,12 @@ extension MemoryStorage {
         /// The clock is read with the storage's lock held, so it must not call into the storage.
         public var clock: CacheClock = .system
 
+        /// Kingfisher's switch for keeping values when an app moves to the background.
+        ///
+        /// Has no effect on Linux: no process is sent to the background, and the storage never
+        /// empties itself for that reason, so every value stays as if this were `true`.
+        public var keepWhenEnteringBackground: Bool = false
+
         /// A config with this cost limit and purge interval, and the defaults for everything else.
         public init(totalCostLimit: Int, cleanInterval: TimeInterval = 120) {
             self.totalCostLimit = totalCostLimit

@@ -168,6 +168,11 @@ public enum MemoryStorage {
             state.withLock { $0.table.totalCost }
         }
 
+        /// The summed cost of the values held: Kingfisher's name for ``totalCost``.
+        public func totalCacheCost() -> Int {
+            totalCost
+        }
+
         /// The keys of the values that have not expired, a snapshot taken in O(number of values).
         public var keys: Set<String> {
             state.withLock { state in

@@ -50,6 +50,12 @@ extension KF {
         public var options: KingfisherParsedOptionsInfo
         /// The placeholder shown while loading.
         public private(set) var placeholder: (any Placeholder)?
+        /// Kingfisher's slot for a failure callback; run after the ``onFailure(_:)`` handlers.
+        public let onFailureDelegate = Delegate<KingfisherError, Void>()
+        /// Kingfisher's slot for a success callback; run after the ``onSuccess(_:)`` handlers.
+        public let onSuccessDelegate = Delegate<RetrieveImageResult, Void>()
+        /// Kingfisher's slot for a progress callback; run after the ``onProgress(_:)`` handlers.
+        public let onProgressDelegate = Delegate<(Int64, Int64), Void>()
 
         private var progressHandlers: [@MainActor @Sendable (Int64, Int64) -> Void] = []
         private var successHandlers: [@MainActor @Sendable (RetrieveImageResult) -> Void] = []
@@ -96,11 +102,13 @@ extension KF {
             let progress = progressHandlers
             let successes = successHandlers
             let failures = failureHandlers
+            let (progressDelegate, successDelegate, failureDelegate) = (onProgressDelegate, onSuccessDelegate, onFailureDelegate)
             var progressBlock: DownloadProgressBlock?
-            if !progress.isEmpty {
+            if !progress.isEmpty || progressDelegate.isSet {
                 progressBlock = { @Sendable (received: Int64, total: Int64) in
                     MainActorHop.run {
                         for handler in progress { handler(received, total) }
+                        _ = progressDelegate((received, total))
                     }
                 }
             }
@@ -108,8 +116,12 @@ extension KF {
                 with: source, placeholder: placeholder, parsedOptions: options, progressBlock: progressBlock
             ) { result in
                 switch result {
-                case .success(let value): for handler in successes { handler(value) }
-                case .failure(let error): for handler in failures { handler(error) }
+                case .success(let value):
+                    for handler in successes { handler(value) }
+                    _ = successDelegate(value)
+                case .failure(let error):
+                    for handler in failures { handler(error) }
+                    _ = failureDelegate(error)
                 }
             }
         }

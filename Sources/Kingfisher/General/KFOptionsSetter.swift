@@ -9,16 +9,35 @@ import FoundationNetworking
 /// parsed (the later call wins) and returns `self`. The processor setters that are sugar for a
 /// processor (``roundCorner(radius:targetSize:roundingCorners:backgroundColor:)``, ``blur(radius:)``,
 /// ``downsampling(size:)``...) append to the processor already set.
+///
+/// Each setter works on ``copyForMutation()`` and returns it; the default returns `self`, so the
+/// chain changes one object, as in Kingfisher.
 @MainActor
 public protocol KFOptionSetter: AnyObject {
     /// The options collected so far.
     var options: KingfisherParsedOptionsInfo { get set }
+
+    /// Called with the error of a failed load, after the `onFailure` handlers.
+    var onFailureDelegate: Delegate<KingfisherError, Void> { get }
+    /// Called with the result of a successful load, after the `onSuccess` handlers.
+    var onSuccessDelegate: Delegate<RetrieveImageResult, Void> { get }
+    /// Called with the bytes received and expected as a download goes, after the `onProgress` handlers.
+    var onProgressDelegate: Delegate<(Int64, Int64), Void> { get }
+
+    /// The object a setter changes and returns.
+    func copyForMutation() -> Self
 }
 
 extension KFOptionSetter {
+    /// `self`: setters change this object.
+    public func copyForMutation() -> Self {
+        self
+    }
+
     private func with(_ change: (inout KingfisherParsedOptionsInfo) -> Void) -> Self {
-        change(&options)
-        return self
+        let result = copyForMutation()
+        change(&result.options)
+        return result
     }
 
     // MARK: Cache
@@ -77,6 +96,8 @@ extension KFOptionSetter {
             }
         }
     }
+    /// `.cacheSerializer(cacheSerializer)`: Kingfisher's other name for ``cacheSerializer(_:)``.
+    public func serialize(by cacheSerializer: any CacheSerializer) -> Self { with { $0.cacheSerializer = cacheSerializer } }
     /// `.alsoPrefetchToMemory` when `enabled`.
     public func alsoPrefetchToMemory(_ enabled: Bool = true) -> Self { with { $0.alsoPrefetchToMemory = enabled } }
 
@@ -163,6 +184,15 @@ extension KFOptionSetter {
     }
     /// `.imageModifier(modifier)`.
     public func imageModifier(_ modifier: (any ImageModifier)?) -> Self { with { $0.imageModifier = modifier } }
+    /// `.imageModifier` with a modifier that lets `block` change the image in place; when `block`
+    /// throws, the image is used as it was.
+    public func imageModifier(_ block: @escaping @Sendable (inout KFCrossPlatformImage) throws -> Void) -> Self {
+        imageModifier(AnyImageModifier { image in
+            var image = image
+            try block(&image)
+            return image
+        })
+    }
     /// `.scaleFactor(factor)`.
     public func scaleFactor(_ factor: CGFloat) -> Self { with { $0.scaleFactor = factor.isFinite && factor > 0 ? factor : 1 } }
     /// `.onlyLoadFirstFrame` when `enabled`.

@@ -22,8 +22,8 @@ extension KingfisherError: LocalizedError, CustomStringConvertible {
 }
 
 extension KingfisherError: CustomNSError {
-    /// Kingfisher's error domain.
-    public static var errorDomain: String { "com.onevcat.Kingfisher.Error" }
+    /// Kingfisher's error domain, ``KingfisherError/domain``.
+    public static var errorDomain: String { domain }
 
     /// Carries the description, so `localizedDescription` reads the same through `NSError`.
     public var errorUserInfo: [String: Any] {
@@ -106,6 +106,13 @@ extension KingfisherError.CacheErrorReason {
             return "The disk cache at \(cacheURL.path) could not be set up and cannot be used."
         case let .cacheIndexFailed(path, error):
             return "Cannot read or write the cache index \(path): \(error)."
+        case .fileEnumeratorCreationFailed(let url):
+            return "Cannot list the cache folder \(url.path)."
+        case .invalidFileEnumeratorContent(let url):
+            return "The listing of the cache folder \(url.path) failed before its end."
+        case let .cannotSetCacheFileAttribute(filePath, attributes, error):
+            let names = attributes.keys.map(\.rawValue).sorted().joined(separator: ", ")
+            return "Cannot set \(names) of the cache file \(filePath): \(error)."
         }
     }
 }

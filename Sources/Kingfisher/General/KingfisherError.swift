@@ -94,6 +94,14 @@ public enum KingfisherError: Error, Sendable {
         case diskStorageIsNotReady(cacheURL: URL)
         /// 3101 (ours): the disk storage's index in the cache folder could not be read or written.
         case cacheIndexFailed(path: String, error: any Error)
+        /// 3001: the cache folder at `url` could not be opened for listing (a removal of every
+        /// entry or a sweep of expired ones needs its list).
+        case fileEnumeratorCreationFailed(url: URL)
+        /// 3002: the listing of the cache folder at `url` failed part way through.
+        case invalidFileEnumeratorContent(url: URL)
+        /// 3010: a new cache file's modification date (set to the time it is stored, so tools
+        /// that age files by it see recent use) could not be set; the file was not kept.
+        case cannotSetCacheFileAttribute(filePath: String, attributes: [FileAttributeKey: any Sendable], error: any Error)
     }
 
     /// Reasons of `.processorError`, including the decoding and encoding reasons of our own.
@@ -128,18 +136,26 @@ public enum KingfisherError: Error, Sendable {
         case alternativeSourcesExhausted([PropagationError])
     }
 
-    /// One failed source among those tried for a retrieval.
-    public struct PropagationError: Sendable {
-        /// The source tried.
-        public let source: Source
-        /// Why it failed.
-        public let error: KingfisherError
+    /// Kingfisher's name for it inside ``KingfisherError``: the same type as the top-level
+    /// ``Kingfisher/PropagationError``.
+    public typealias PropagationError = Kingfisher.PropagationError
 
-        /// A failure of `source` with `error`.
-        public init(source: Source, error: KingfisherError) {
-            self.source = source
-            self.error = error
-        }
+    /// The error domain of every Kingfisher error, as `NSError` shows it (``errorDomain``).
+    public static let domain = "com.onevcat.Kingfisher.Error"
+}
+
+/// One failed source among those tried for a retrieval, as
+/// `.imageSettingError(.alternativeSourcesExhausted)` lists them.
+public struct PropagationError: Sendable {
+    /// The source tried.
+    public let source: Source
+    /// Why it failed.
+    public let error: KingfisherError
+
+    /// A failure of `source` with `error`.
+    public init(source: Source, error: KingfisherError) {
+        self.source = source
+        self.error = error
     }
 }
 
@@ -259,6 +275,9 @@ extension KingfisherError.CacheErrorReason {
         case .cannotCreateCacheFile: return 3009
         case .diskStorageIsNotReady: return 3011
         case .cacheIndexFailed: return 3101
+        case .fileEnumeratorCreationFailed: return 3001
+        case .invalidFileEnumeratorContent: return 3002
+        case .cannotSetCacheFileAttribute: return 3010
         }
     }
 }

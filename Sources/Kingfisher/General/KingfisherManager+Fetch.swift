@@ -181,6 +181,9 @@ struct QueuedProcessor: ImageProcessor {
             return wrapped.process(item: item, options: options)
         case .dispatch(let dispatchQueue):
             return hopping(to: dispatchQueue, item, options)
+        case .operationQueue(let operationQueue):
+            let slot = DecodeFailure.slot
+            return Self.run(on: operationQueue) { DecodeFailure.$slot.withValue(slot) { wrapped.process(item: item, options: options) } }
         case .mainAsync, .mainCurrentOrAsync:
             if MainQueue.isCurrent { return wrapped.process(item: item, options: options) }
             return hopping(to: .main, item, options)
@@ -193,5 +196,20 @@ struct QueuedProcessor: ImageProcessor {
         return queue.sync {
             DecodeFailure.$slot.withValue(slot) { wrapped.process(item: item, options: options) }
         }
+    }
+
+    /// Runs `work` as an operation of `queue` and waits for its result.
+    static func run(
+        on queue: any CallbackOperationQueue, _ work: @escaping @Sendable () -> KFCrossPlatformImage?
+    ) -> KFCrossPlatformImage? {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<KFCrossPlatformImage?>(nil)
+        queue.addOperation {
+            let image = work()
+            result.withLock { $0 = image }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }
     }
 }

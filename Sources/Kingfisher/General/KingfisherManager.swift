@@ -1,6 +1,10 @@
 import Foundation
 import KingfisherSynchronization
 
+/// Called when a retrieval's ``DownloadTask`` changes: with the task of the download it starts,
+/// or `nil` when it moves on without one (a cache hit, a data provider).
+public typealias DownloadTaskUpdatedBlock = @Sendable (_ newTask: DownloadTask?) -> Void
+
 /// Retrieves images through the cache ladder: memory, disk, a cached original processed again,
 /// then the network or a data provider, processing and caching what it fetched.
 ///
@@ -87,7 +91,7 @@ public final class KingfisherManager: Sendable {
         with source: Source,
         options: KingfisherOptionsInfo? = nil,
         progressBlock: DownloadProgressBlock? = nil,
-        downloadTaskUpdated: (@Sendable (DownloadTask?) -> Void)? = nil,
+        downloadTaskUpdated: DownloadTaskUpdatedBlock? = nil,
         completionHandler: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?
     ) -> DownloadTask? {
         retrieveImage(
@@ -103,7 +107,7 @@ public final class KingfisherManager: Sendable {
         with resource: any Resource,
         options: KingfisherOptionsInfo? = nil,
         progressBlock: DownloadProgressBlock? = nil,
-        downloadTaskUpdated: (@Sendable (DownloadTask?) -> Void)? = nil,
+        downloadTaskUpdated: DownloadTaskUpdatedBlock? = nil,
         completionHandler: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?
     ) -> DownloadTask? {
         retrieveImage(
@@ -116,7 +120,7 @@ public final class KingfisherManager: Sendable {
         with source: Source,
         parsedOptions options: KingfisherParsedOptionsInfo,
         progressBlock: DownloadProgressBlock?,
-        downloadTaskUpdated: (@Sendable (DownloadTask?) -> Void)?,
+        downloadTaskUpdated: DownloadTaskUpdatedBlock?,
         completionHandler: (@Sendable (Result<RetrieveImageResult, KingfisherError>) -> Void)?
     ) -> DownloadTask? {
         if !options.forceRefresh,

@@ -26,6 +26,16 @@ public struct ImageCreatingOptions: Sendable, Hashable {
     /// The frames of an ``ImageFrame`` are taken to be sRGB everywhere else, so an image decoded with
     /// this on shows its colours wrong unless the caller manages them itself.
     public var keepsSourceColors: Bool
+    /// The length of one pass of an animation decoded whole, in seconds, spread evenly over its
+    /// frames (each shows `duration / frameCount`); 0 or less keeps the file's own frame
+    /// durations. An animation decoded lazily keeps the file's durations, as in Kingfisher.
+    public var duration: TimeInterval = 0
+
+    /// Kingfisher's name for ``preloadAllFrames``.
+    public var preloadAll: Bool {
+        get { preloadAllFrames }
+        set { preloadAllFrames = newValue }
+    }
 
     /// Makes options; the defaults decode everything at full size under the default limits, in sRGB.
     public init(scale: CGFloat = 1, onlyFirstFrame: Bool = false, limits: ImageDecodingLimits = .default,
@@ -36,6 +46,17 @@ public struct ImageCreatingOptions: Sendable, Hashable {
         self.minimumPixelSize = minimumPixelSize
         self.preloadAllFrames = preloadAllFrames
         self.keepsSourceColors = keepsSourceColors
+    }
+
+    /// Makes options with Kingfisher's arguments and defaults: an animation is decoded lazily unless
+    /// `preloadAll`, and `duration` (when over 0) replaces its frame timing.
+    ///
+    /// A call that both initialisers accept, such as `ImageCreatingOptions(scale: 2)`, picks the
+    /// one above, which preloads every frame.
+    @_disfavoredOverload
+    public init(scale: CGFloat = 1, duration: TimeInterval = 0, preloadAll: Bool = false, onlyFirstFrame: Bool = false) {
+        self.init(scale: scale, onlyFirstFrame: onlyFirstFrame, preloadAllFrames: preloadAll)
+        self.duration = duration
     }
 }
 
@@ -50,6 +71,13 @@ struct ImageCreatingTag: Sendable, Hashable {
     var preloadAllFrames: Bool
     /// Whether the source's colours were kept rather than converted to sRGB.
     var keepsSourceColors: Bool = false
+
+    /// The choices that make a memory hit be made again: all but the scale, which a hit keeps.
+    var ignoringScale: ImageCreatingTag {
+        var tag = self
+        tag.scale = 1
+        return tag
+    }
 }
 
 extension KingfisherParsedOptionsInfo {

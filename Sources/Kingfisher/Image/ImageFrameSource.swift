@@ -16,9 +16,23 @@ public protocol ImageFrameSource: Sendable {
     /// Frame `index`, composited on the full canvas; no larger than `maxSize` (in pixels, aspect
     /// kept) when one is given. Throws a ``KingfisherError`` when the frame cannot be decoded.
     func frame(at index: Int, maxSize: CGSize?) throws -> ImageFrame
+    /// A source of the same frames that decodes on its own, so that two players of one animation
+    /// do not take turns on one decoder's place. The default returns `self`.
+    func copy() -> Self
 }
 
 extension ImageFrameSource {
+    /// `self`: a source without decoding state of its own can be shared.
+    public func copy() -> Self {
+        self
+    }
+
+    /// Frame `index` at full size, or `nil` when it cannot be decoded (``frame(at:maxSize:)``
+    /// says why).
+    public func frame(at index: Int) -> ImageFrame? {
+        try? frame(at: index, maxSize: nil)
+    }
+
     /// One pass of the animation, in seconds.
     public var totalDuration: TimeInterval {
         (0..<frameCount).reduce(0) { $0 + duration(at: $1) }
@@ -41,10 +55,15 @@ final class CodecFrameSource: ImageFrameSource {
     private let gifResume = Mutex<GIFDecoder.ResumePoint?>(nil)
     private let apngResume = Mutex<APNGCodec.ResumePoint?>(nil)
     private let webp: WebPAnimationCursor?
+    /// What the source was made from, for ``copy()``.
+    private let header: ImageHeader
+    private let creatingOptions: ImageCreatingOptions
 
     /// A source for `data`, whose header said `header`; `nil` for a format that cannot animate.
     init?(data: Data, header: ImageHeader, options: ImageCreatingOptions) {
         guard header.frameCount > 1, header.frameDurations.count == header.frameCount else { return nil }
+        self.header = header
+        self.creatingOptions = options
         self.data = data
         self.frameCount = header.frameCount
         self.durations = header.frameDurations
@@ -62,6 +81,11 @@ final class CodecFrameSource: ImageFrameSource {
 
     func duration(at index: Int) -> TimeInterval {
         durations.indices.contains(index) ? durations[index] : 0
+    }
+
+    /// A new source of the same bytes, starting from the first frame with no shared state.
+    func copy() -> CodecFrameSource {
+        CodecFrameSource(data: data, header: header, options: creatingOptions) ?? self
     }
 
     func frame(at index: Int, maxSize: CGSize?) throws -> ImageFrame {

@@ -19,7 +19,12 @@ extension KFCrossPlatformImage {
             animatedImageData = data
             return
         }
-        self = try ImageCodecs.decode(data, options: options)
+        let decoded = try ImageCodecs.decode(data, options: options)
+        if options.duration > 0, decoded.isAnimated {
+            self = decoded.spreading(options.duration)
+            return
+        }
+        self = decoded
         if isAnimated || options.onlyFirstFrame, format == .GIF || format == .WebP {
             animatedImageData = data
         } else if format == .PNG, isAnimated || (options.onlyFirstFrame && (try? ImageHeader(data: data))?.frameCount ?? 1 > 1) {

@@ -120,6 +120,13 @@ public final class DownloadTask: Sendable {
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
+    /// Whether the task is attached to a transfer: its own, or, for a task returned by
+    /// ``KingfisherManager``, the download it waits for now. False before a download starts,
+    /// between retries, and while the manager reads the cache, runs a data provider or processes.
+    public var isInitialized: Bool {
+        sessionTask != nil && cancelToken != nil
+    }
+
     /// Cancels this caller only; its completion handler gets `.requestError(.taskCancelled)`.
     ///
     /// Does nothing when the download already finished.

@@ -228,3 +228,10 @@ public final class ImagePrefetcher: Sendable {
         report(outcome.failed.map { ($0, .failed) }, isFinal: true, finished: nil)
     }
 }
+
+extension ImagePrefetcher: CustomStringConvertible {
+    /// The prefetcher's address, as Kingfisher prints it: tells two prefetchers apart in logs.
+    public var description: String {
+        "\(Unmanaged.passUnretained(self).toOpaque())"
+    }
+}

@@ -15,6 +15,8 @@ public enum CallbackQueue: Sendable {
     case untouch
     /// Dispatched asynchronously to this queue.
     case dispatch(DispatchQueue)
+    /// Added as an operation to this queue (an `OperationQueue`, for one).
+    case operationQueue(any CallbackOperationQueue)
 
     /// Runs `block` as this queue says.
     public func execute(_ block: @escaping @Sendable () -> Void) {
@@ -31,6 +33,8 @@ public enum CallbackQueue: Sendable {
             block()
         case .dispatch(let queue):
             queue.async(execute: block)
+        case .operationQueue(let queue):
+            queue.addOperation(block)
         }
     }
 
@@ -40,6 +44,7 @@ public enum CallbackQueue: Sendable {
         case .mainAsync, .mainCurrentOrAsync: true
         case .untouch: false
         case .dispatch(let queue): queue === DispatchQueue.main
+        case .operationQueue(let queue): queue.underlyingQueue === DispatchQueue.main || queue === OperationQueue.main
         }
     }
 }

@@ -31,6 +31,11 @@ public struct ImageProgressive: Sendable {
     /// Asked on the main actor for each partial image; `nil` means ``UpdatingStrategy/default``.
     public var onImageUpdated: (@MainActor @Sendable (KFCrossPlatformImage) -> UpdatingStrategy)?
 
+    /// The same as ``default``: blurred partial images, the fastest scans, no minimum interval.
+    public init() {
+        self.init(isBlur: true, isFastestScan: true, scanInterval: 0)
+    }
+
     /// A description with the given blur, scan choice and interval (negative intervals count as 0).
     public init(
         isBlur: Bool,

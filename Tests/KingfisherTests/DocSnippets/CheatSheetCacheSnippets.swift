@@ -39,7 +39,7 @@ struct CheatSheetCacheSnippets {
         // snippet: cheat-cache-remove
         await cache.removeImage(forKey: url.cacheKey)          // memory and disk
         cache.clearMemoryCache()
-        await cache.clearDiskCache()
+        await cache.clearDiskCache()                           // returns once the disk is empty
         await cache.cleanExpiredDiskCache()                    // expired entries, then the size limit
         cache.backgroundCleanExpiredDiskCache()                // the same, without waiting
         print(try await cache.diskStorageSize, "bytes on disk")

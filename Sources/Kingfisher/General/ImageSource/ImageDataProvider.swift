@@ -48,8 +48,10 @@ extension ImageDataProvider {
 /// Reads an image from a local file.
 ///
 /// The cache key is Kingfisher's local form, `kingfisher.local.cacheKey/` followed by the file's
-/// path from its nearest `.app` or `.appex` folder when it is inside one (so a bundle's resources
-/// keep their keys when the bundle moves), else its whole path, and `?query` when the URL has one.
+/// path components joined with `/`, from its nearest `.app` or `.appex` folder when it is inside
+/// one (so a bundle's resources keep their keys when the bundle moves), else from the root
+/// component `/` (`/srv/a.png` is keyed `kingfisher.local.cacheKey///srv/a.png`), and `?query`
+/// when the URL has one.
 /// Cancellation is checked before the read and between 1 MB pieces of it.
 public struct LocalFileImageDataProvider: ImageDataProvider {
     /// The file read.
@@ -101,6 +103,11 @@ public struct LocalFileImageDataProvider: ImageDataProvider {
         }
     }
 
+    /// The whole file, read on ``loadingQueue`` as ``data()`` reads it (Kingfisher's property form).
+    public var data: Data {
+        get async throws { try await data() }
+    }
+
     /// Reads `fileURL` whole, asking `isCancelled` between 1 MB pieces; throws the system's error
     /// (a `POSIXError`) or `CancellationError`.
     static func read(_ fileURL: URL, isCancelled: () -> Bool) throws -> Data {
@@ -112,18 +119,18 @@ extension URL {
     /// The prefix of local-file cache keys, as Kingfisher spells it.
     static let localFileCacheKeyPrefix = "kingfisher.local.cacheKey"
 
-    /// The cache key of a local file: ``localFileCacheKeyPrefix``, `/`, then the file's path from
-    /// its nearest `.app` or `.appex` component when it has one (else its whole path), then
-    /// `?query` when the URL has one.
+    /// The cache key of a local file, as Kingfisher makes it: ``localFileCacheKeyPrefix``, `/`,
+    /// then the URL's path components joined with `/`, starting at the nearest `.app` or
+    /// `.appex` component when there is one, else at the root component `/` itself (so
+    /// `/srv/a.png` gives `kingfisher.local.cacheKey///srv/a.png`); then `?query` when the URL
+    /// has one.
     var localFileCacheKey: String {
-        let components = path.split(separator: "/", omittingEmptySubsequences: false)
-        let bundle = components.lastIndex { $0.hasSuffix(".app") || $0.hasSuffix(".appex") }
-        var key = Self.localFileCacheKeyPrefix
-        if let bundle {
-            key += "/" + components[bundle...].joined(separator: "/")
-        } else {
-            key += path.hasPrefix("/") ? path : "/" + path
+        var kept: [String] = []
+        for component in pathComponents.reversed() {
+            kept.append(component)
+            if component.hasSuffix(".app") || component.hasSuffix(".appex") { break }
         }
+        let key = Self.localFileCacheKeyPrefix + "/" + kept.reversed().joined(separator: "/")
         if let query { return key + "?" + query }
         return key
     }
