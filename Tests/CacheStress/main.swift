@@ -11,6 +11,7 @@
 //       ways): the disk-fault tests run it on a full disk, where a crash would kill the test runner.
 //   cache-stress clear <parent> <name> <count>
 //       stores <count> entries in an ImageCache's disk level, then runs `await cache.clearDiskCache()`
+//       in an async function called from the top-level code
 //       here, in top-level code, and prints "left <n>": the entries still on disk when the awaited
 //       call returned. Top-level code is where the compiler once picked the synchronous overload.
 import Foundation
@@ -96,10 +97,15 @@ case "clear" where arguments.count == 5:
         let key = "entry-\(index)"
         do { try cache.diskStorage.store(value: payload(forKey: key, maxSize: 4_000), forKey: key) } catch { fail("\(error)") }
     }
-    await cache.clearDiskCache()
+    await clearEverything(cache)
     let left = (0..<count).filter { cache.diskStorage.isCached(forKey: "entry-\($0)") }.count
     print("left \(left)")
 
 default:
     fail("usage: cache-stress write|pair|open|clear <parent> <name> ...")
+}
+
+/// The awaited clear, from an async function: where Swift picks the async form.
+func clearEverything(_ cache: ImageCache) async {
+    await cache.clearDiskCache()
 }

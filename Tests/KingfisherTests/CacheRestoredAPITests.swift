@@ -161,9 +161,9 @@ final class AttributeRefusingFileManager: FileManager, @unchecked Sendable {
         #expect(try cache.diskStorage.entries().isEmpty)
     }
 
-    /// The case the issue was about: top-level code of a program, where the compiler resolves a
-    /// call as in synchronous code. `cache-stress clear` stores entries and awaits the clear there.
-    @Test func anAwaitedClearInTopLevelCodeReturnsWithTheDiskEmpty() async throws {
+    /// A program's top-level code awaiting an async function that awaits the clear (the form the
+    /// cheat sheet shows): `cache-stress clear` stores entries, clears, and counts what is left.
+    @Test func anAwaitedClearInAProgramReturnsWithTheDiskEmpty() async throws {
         let parent = Self.folder()
         defer { try? FileManager.default.removeItem(at: parent) }
         let run = try await DiskStorageFaultTests.runStress(["clear", parent.path, "toplevel", "300"])

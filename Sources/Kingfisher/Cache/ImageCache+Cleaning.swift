@@ -1,16 +1,16 @@
 import Foundation
 
-// The four clearing methods below take `completion` without a default, unlike Kingfisher's: with
-// one, `await cache.clearDiskCache()` in a `main.swift`'s top-level code would call this
-// synchronous form (the compiler resolves top-level calls as in synchronous code) and return
-// before the disk is cleared. Without it, a call with no argument can only be the async form.
-// Fire-and-forget callers pass `completion: nil`.
+// The clearing methods keep Kingfisher's `completion: … = nil`, so `cache.clearDiskCache()` in
+// synchronous code compiles as it does there. Inside an async function, `await cache.clearDiskCache()`
+// is the async form (ImageCache+Async.swift); in a `main.swift`'s top-level code Swift resolves the
+// call as in synchronous code and picks this one, which returns at once (the compiler warns "no
+// 'async' operations occur within 'await'"), as with Kingfisher on Apple platforms.
 
 extension ImageCache {
     /// Empties both levels; `completion` runs after the disk is cleared, on the I/O queue.
     ///
     /// `await clearCache()` is the form that returns once both are empty.
-    public func clearCache(completion: (@Sendable () -> Void)?) {
+    public func clearCache(completion: (@Sendable () -> Void)? = nil) {
         clearMemoryCache()
         clearDiskCache(completion: completion)
     }
@@ -24,7 +24,7 @@ extension ImageCache {
     ///
     /// Entries another process writes meanwhile may survive; the folder itself stays.
     /// `await clearDiskCache()` is the form that returns once the disk is cleared.
-    public func clearDiskCache(completion: (@Sendable () -> Void)?) {
+    public func clearDiskCache(completion: (@Sendable () -> Void)? = nil) {
         enqueueIO {
             try? self.diskStorage.removeAll()
             completion?()
@@ -33,7 +33,7 @@ extension ImageCache {
 
     /// Removes expired entries from both levels, then trims the disk to its size limit;
     /// `completion` runs afterwards, on the I/O queue (`await cleanExpiredCache()` waits instead).
-    public func cleanExpiredCache(completion: (@Sendable () -> Void)?) {
+    public func cleanExpiredCache(completion: (@Sendable () -> Void)? = nil) {
         cleanExpiredMemoryCache()
         cleanExpiredDiskCache(completion: completion)
     }
@@ -48,7 +48,7 @@ extension ImageCache {
     /// When anything was removed, posts ``Foundation/NSNotification/Name/KingfisherDidCleanDiskCache``
     /// with the removed file names under ``KingfisherDiskCacheCleanedHashKey``. `completion` runs
     /// afterwards, on the I/O queue (`await cleanExpiredDiskCache()` waits instead).
-    public func cleanExpiredDiskCache(completion: (@Sendable () -> Void)?) {
+    public func cleanExpiredDiskCache(completion: (@Sendable () -> Void)? = nil) {
         enqueueIO {
             let expired = (try? self.diskStorage.removeExpiredValues()) ?? []
             let oversized = (try? self.diskStorage.removeSizeExceededValues()) ?? []

@@ -117,7 +117,7 @@ public final class GalleryWindow {
     /// Empties the memory and disk caches (the menu's Clear caches).
     public func clearCaches() {
         cache.clearMemoryCache()
-        cache.clearDiskCache(completion: nil)
+        cache.clearDiskCache()
     }
 
     /// Opens `url`'s full image in a window of its own.

@@ -34,7 +34,7 @@ struct GalleryFormatTests {
             urls.append(server.url("/flat/\(name)"))
         }
         let cache = ImageCache(name: "gallery-formats-\(UUID().uuidString)")
-        defer { cache.clearDiskCache(completion: nil) }
+        defer { cache.clearDiskCache() }
         // A window large enough that every cell is visible at once.
         let gallery = GalleryWindow(urls: urls, cellSize: 96, cache: cache, width: 900, height: 700)
         gallery.present()

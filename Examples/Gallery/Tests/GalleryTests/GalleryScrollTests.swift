@@ -42,7 +42,7 @@ struct GalleryScrollTests {
         let memoryLimit = 32 * 1024 * 1024
         let cache = ImageCache(name: "gallery-test-\(UUID().uuidString)")
         cache.memoryStorage.config.totalCostLimit = memoryLimit
-        defer { cache.clearDiskCache(completion: nil) }
+        defer { cache.clearDiskCache() }
         let gallery = GalleryWindow(urls: urls, cellSize: 96, cache: cache, width: 640, height: 480)
         gallery.present()
         defer { gtk_window_destroy(kf_gtk_window(gallery.window)) }
