@@ -122,14 +122,14 @@ import Testing
         }
     }
 
-    @Test func processingFailureIsAProcessorError() async throws {
+    @Test func bytesThatAreNoImageAreAProcessorErrorNamingWhy() async throws {
         try await DownloaderKit.run { server, downloader in
             server.route("/text", .ok(Data("not an image".utf8)))
             await #expect {
                 try await downloader.downloadImage(with: server.url("/text"))
             } throws: { error in
-                guard let error = error as? KingfisherError, case .processorError = error else { return false }
-                return error.errorCode == 4001
+                guard case .processorError(reason: .unknownImageFormat(let header))? = error as? KingfisherError else { return false }
+                return header == Data("not an image".utf8).prefix(header.count)
             }
         }
     }
