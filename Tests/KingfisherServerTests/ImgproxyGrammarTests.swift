@@ -106,6 +106,16 @@ struct ImgproxyGrammarTests {
         let request = try Self.parse("/\(signature)/rs%3Afill%3A100%3A100/plain/https:/example.com/a.jpg", configuration)
         #expect(request.source.absoluteString == "https://example.com/a.jpg")
         #expect(Self.geometry(request)?.resizingType == .fill)
+        // A signature made with another key is refused with the settings to check.
+        let other = try ImgproxyConfiguration(keys: [Array("other".utf8)], salts: [Array("hello".utf8)])
+        let foreign = try #require(ImgproxySigner(configuration: other).signature(for: canonical))
+        do {
+            _ = try Self.parse("/\(foreign)\(canonical)", configuration)
+            Issue.record("a foreign signature was accepted")
+        } catch let error as ImageServerError {
+            #expect(error.status == .forbidden)
+            #expect(error.reason.hasPrefix("Invalid signature: check") && error.reason.contains("IMGPROXY_KEY"), "\(error.reason)")
+        }
         #expect(ImgproxyPath.redenormalize("plain/local:/a/b.png") == "plain/local:///a/b.png")
         #expect(ImgproxyPath.redenormalize("w:1/b64%3Apart") == "w:1/b64:part")
         #expect(ImgproxyPath.redenormalize("plain/http://a.com/x") == "plain/http://a.com/x")

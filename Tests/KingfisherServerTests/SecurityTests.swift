@@ -16,7 +16,7 @@ struct SecurityTests {
             segments[0] = (signature.first == "A" ? "B" : "A") + signature.dropFirst()
             let tampered = try await harness.get("/" + segments.joined(separator: "/"))
             #expect(tampered.status == .forbidden)
-            #expect(tampered.text == "the signature does not match the path\n")
+            #expect(tampered.text == "the signature does not match the path: check that the URL was signed with this server's key (--key or KF_SERVE_KEY)\n")
 
             let otherSpec = harness.path("/a.jpg", spec: "downsample(20x20)").split(separator: "/")
             let swapped = try await harness.get("/\(otherSpec[0])/png/downsample(10x10)/\(otherSpec[3])")

@@ -134,7 +134,7 @@ import Testing
         ("/8ammJH8D-7tXy6kU3lTvoXlhu4x=/300x200/my.server.com/some/path/to/image.jpg", "my-security-key", false, 400, "signature"),
         ("/8ammJH8D-7tXy6kU3lTvoXlhu4o=/300x201/my.server.com/some/path/to/image.jpg", "my-security-key", false, 400, "signature"),
         ("/8ammJH8D-7tXy6kU3lTvoXlhu4o/300x200/my.server.com/some/path/to/image.jpg", "my-security-key", false, 400, "signature"),
-        ("/8ammJH8D-7tXy6kU3lTvoXlhu4o=/300x200/my.server.com/some/path/to/image.jpg", "other-key", true, 400, "signature"),
+        ("/8ammJH8D-7tXy6kU3lTvoXlhu4o=/300x200/my.server.com/some/path/to/image.jpg", "other-key", true, 400, "signed with this server's thumbor key"),
         ("/8ammJH8D-7tXy6kU3lTvoXlhu4o=/300x200/my.server.com/some/path/to/image.jpg", nil, true, 400, "no thumbor security key"),
         ("/8ammJH8D-7tXy6kU3lTvoXlhu4o=/300x200/my.server.com/some/path/to/image.jpg", "", false, 400, "no thumbor security key"),
         ("/unsafe/300x200/\(image)", "my-security-key", false, 400, "'unsafe'"),

@@ -93,7 +93,8 @@ public struct ImgproxyGrammar: RenditionGrammar {
             return
         }
         guard signer.isValid(signature: signature, path: path) else {
-            throw ImageServerError(.forbidden, "Invalid signature")
+            throw ImageServerError(.forbidden,
+                "Invalid signature: check that the URL was signed with this server's key and salt (--imgproxy-key and --imgproxy-salt, or IMGPROXY_KEY and IMGPROXY_SALT)")
         }
     }
 

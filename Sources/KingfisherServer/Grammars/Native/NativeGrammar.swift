@@ -53,7 +53,7 @@ public struct NativeGrammar: RenditionGrammar {
         guard signer.isValid(
             signature: path.signature, format: path.format.rawValue, spec: path.spec, source: path.source.absoluteString)
         else {
-            throw ImageServerError(.forbidden, "the signature does not match the path")
+            throw ImageServerError(.forbidden, "the signature does not match the path: check that the URL was signed with this server's key (--key or KF_SERVE_KEY)")
         }
     }
 }

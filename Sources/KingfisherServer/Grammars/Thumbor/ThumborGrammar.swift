@@ -88,7 +88,7 @@ public struct ThumborGrammar: RenditionGrammar {
             let signed = [String(path.signedPart), Self.restoringCollapsedSchemes(path.signedPart)]
             let matches = Set(signed).map { Self.constantTimeEqual(provided, Array(Self.signature(of: $0, key: key).utf8)) }
             guard matches.contains(true) else {
-                throw ImageServerError(.badRequest, "malformed URL: the signature does not match the path")
+                throw ImageServerError(.badRequest, "malformed URL: the signature does not match the path: check that the URL was signed with this server's thumbor key (--thumbor-key or THUMBOR_SECURITY_KEY)")
             }
         }
     }
