@@ -145,7 +145,8 @@ struct RenditionServingTests {
                     source: harness.origin.url("/a.jpg"), processor: huge, rendering: .fixed(.PNG), vet: {})
             } throws: { error in
                 guard let refusal = error as? ImageServerError else { return false }
-                return refusal.status == .unprocessableContent && refusal.reason.contains("1048576")
+                return refusal.status == .unprocessableContent
+                    && refusal.reason.hasPrefix("the requested image would be 1048576×1048576, over the limit of 1000000 pixels")
             }
             let padded = try RenditionProcessor(
                 operations: [.filter(.pad(top: Int.max, right: 1, bottom: 1, left: 1, color: .white))], maxOutputPixels: 1_000_000)
