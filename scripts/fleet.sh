@@ -13,9 +13,12 @@
 # 127.0.0.1:$KF_FLEET_PORT (8090) and routes every size of one source to the same replica.
 #
 # Replicas run `$KF_BIN serve --instance rI --host ADDRESS --port PORT --cache-dir DIR
-# --thumbor /thumbor --imgproxy /imgproxy KF_SERVE_ARGS...` (KF_BIN: .build/release/kf, built if
-# missing); KF_SERVE_KEY, KF_SERVE_ALLOW_HOSTS, THUMBOR_SECURITY_KEY, IMGPROXY_KEY and
-# IMGPROXY_SALT pass through the environment. State (caches, logs, pid files, nginx) lives in
+# [--thumbor /thumbor] [--imgproxy /imgproxy] KF_SERVE_ARGS...` (KF_BIN: .build/release/kf, built
+# if missing); KF_SERVE_KEY, KF_SERVE_ALLOW_HOSTS, THUMBOR_SECURITY_KEY, IMGPROXY_KEY and
+# IMGPROXY_SALT pass through the environment. thumbor's URLs are answered at /thumbor when
+# THUMBOR_SECURITY_KEY is set or KF_SERVE_ARGS hold --thumbor-key or --insecure-unsigned, and
+# imgproxy's at /imgproxy when IMGPROXY_KEY and IMGPROXY_SALT are set or KF_SERVE_ARGS hold
+# --imgproxy-key or --insecure-unsigned; KF_SERVE_ARGS may also mount them where they like. State (caches, logs, pid files, nginx) lives in
 # $KF_FLEET_DIR (/tmp/kf-fleet). Replicas in namespaces reach this machine at 10.77.0.1 only:
 # there is no NAT to other hosts.
 set -euo pipefail
@@ -176,6 +179,16 @@ start() {
 
     # Flags only a newer kf serve has are passed when it has them.
     local help; help="$("$kf" serve run --help 2>&1 || true)"
+    # thumbor's and imgproxy's grammars, each mounted only when it has a key (or unsigned URLs are
+    # allowed): kf serve refuses to start a grammar it cannot check signatures for.
+    local -a grammars=()
+    local given=" $* "
+    if [[ "$given" != *" --thumbor "* ]] && { [ -n "${THUMBOR_SECURITY_KEY:-}" ] || [[ "$given" == *" --thumbor-key "* || "$given" == *" --insecure-unsigned "* ]]; }; then
+        grammars+=(--thumbor /thumbor)
+    fi
+    if [[ "$given" != *" --imgproxy "* ]] && { [ -n "${IMGPROXY_KEY:-}" ] && [ -n "${IMGPROXY_SALT:-}" ] || [[ "$given" == *" --imgproxy-key "* || "$given" == *" --insecure-unsigned "* ]]; }; then
+        grammars+=(--imgproxy /imgproxy)
+    fi
     local i name address port dir upstreams=()
     for i in $(seq 1 "$count"); do
         name="r$i" dir="$state/r$i"
@@ -184,13 +197,15 @@ start() {
         fi
         mkdir -p "$dir/cache"
         rm -f "$dir/kf.pid" "$dir/supervisor.pid" "$dir/restarts"
+        # Each start has its own log, so a failure shows this run's lines only.
+        : > "$dir/kf.log"; : > "$dir/supervisor.log"
         local -a command=()
         [ "$mode" = netns ] && command+=(ip netns exec "$netns_prefix$i")
         command+=("$kf" serve)
         [[ "$help" == *--instance* ]] && command+=(--instance "$name")
         # nginx's address as the replicas see it: its X-Forwarded-For is then believed in the logs.
         [[ "$help" == *--trusted-proxy* ]] && command+=(--trusted-proxy "$reach")
-        command+=(--host "$address" --port "$port" --cache-dir "$dir/cache" --thumbor /thumbor --imgproxy /imgproxy "$@")
+        command+=(--host "$address" --port "$port" --cache-dir "$dir/cache" "${grammars[@]}" "$@")
         printf '%s\0' "${command[@]}" > "$dir/command"
         echo "$name $address $port" >> "$state/replicas"
         upstreams+=(--upstream "$address:$port")
