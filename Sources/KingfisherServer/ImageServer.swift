@@ -174,7 +174,7 @@ public final class ImageServer: Sendable {
             response = failure.response()
         }
         metrics.requestEnded()
-        record(request, route: .image, response: response, since: start, tier: tier, reason: reason)
+        record(request, route: .image, response: response, since: start, tier: tier, reason: reason, grammar: grammar.name)
         return response
     }
 
@@ -192,14 +192,14 @@ public final class ImageServer: Sendable {
     /// Logs the one line of an answered request and counts it in the metrics.
     func record(
         _ request: Request, route: ServerRoute, response: Response, since start: ContinuousClock.Instant,
-        tier: CacheTier?, reason: String?, level: Logger.Level? = nil
+        tier: CacheTier?, reason: String?, grammar: String? = nil, level: Logger.Level? = nil
     ) {
         let elapsed = ContinuousClock.now - start
         let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-        metrics.recordRequest(route: route, status: Int(response.status.code), nanoseconds: nanoseconds)
+        metrics.recordRequest(route: route, status: Int(response.status.code), nanoseconds: nanoseconds, grammar: grammar)
         RequestLog.write(
             to: logger, request: request, status: Int(response.status.code),
             bytes: response.body.contentLength ?? 0, nanoseconds: nanoseconds, tier: tier, reason: reason,
-            client: RequestClient.address, level: level)
+            client: RequestClient.address, grammar: grammar, level: level)
     }
 }

@@ -24,7 +24,7 @@ struct FleetReplicaTests {
             let samples = metrics.text.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
             #expect(samples.count > 10)
             for sample in samples { #expect(sample.contains(#"replica="fleet-a.1""#), "\(sample)") }
-            #expect(samples.contains { $0.hasPrefix(#"kf_serve_requests_total{route="image",status="200",replica="fleet-a.1"} 1"#) })
+            #expect(samples.contains { $0.hasPrefix(#"kf_serve_requests_total{route="image",status="200",grammar="native",replica="fleet-a.1"} 1"#) })
             #expect(samples.contains { $0.hasPrefix(#"kf_serve_cache_total{tier="origin",replica="fleet-a.1"} 1"#) })
 
             // The trusted peer (127.0.0.1) forwards for a client: the log names the client.
@@ -33,6 +33,7 @@ struct FleetReplicaTests {
             let requestLines = try await Self.requestLines(serve, count: 7)
             for line in requestLines { #expect(line.contains("instance=fleet-a.1"), "\(line)") }
             #expect(requestLines[0].contains("client=127.0.0.1") && requestLines[0].contains("GET /"))
+            #expect(requestLines[0].contains("grammar=native") && !requestLines[1].contains("grammar="), "\(requestLines[0])")
             #expect(requestLines[5].contains("client=198.51.100.23"))
             #expect(requestLines[6].contains("client=2001:db8::17"))
         }
@@ -65,6 +66,27 @@ struct FleetReplicaTests {
     }
 
     /// The first `count` request lines of the log (those with a `status=`), waiting for them.
+    @Test("the grammar of each image request: in its log line and as the grammar label of kf_serve_requests_total")
+    func grammarNamed() async throws {
+        try await FleetServe.run(["--instance", "g", "--thumbor", "/thumbor", "--imgproxy", "/imgproxy", "--insecure-unsigned"]) { serve, origin in
+            origin.route("/a.jpg", .ok(ServeKit.jpeg, contentType: "image/jpeg"))
+            let source = origin.url("/a.jpg").absoluteString
+            let hostPath = source.replacingOccurrences(of: "http://", with: "")
+            let answers = [
+                try await serve.get(serve.path(origin.url("/a.jpg"))),
+                try await serve.get("/thumbor/unsafe/16x16/\(hostPath)"),
+                try await serve.get("/imgproxy/insecure/rs:fit:16:16/plain/\(source)"),
+            ]
+            #expect(answers.map(\.status) == [200, 200, 200], "\(answers.map(\.text))")
+            let lines = try await Self.requestLines(serve, count: 3)
+            #expect(zip(lines, ["native", "thumbor", "imgproxy"]).allSatisfy { $0.contains("grammar=\($1)") }, "\(lines)")
+            let metrics = try await serve.get("/metrics").text
+            for grammar in ["native", "thumbor", "imgproxy"] {
+                #expect(metrics.contains(#"kf_serve_requests_total{route="image",status="200",grammar="\#(grammar)",replica="g"} 1"#), "\(grammar)")
+            }
+        }
+    }
+
     static func requestLines(_ serve: FleetServe, count: Int) async throws -> [String] {
         while true {
             let lines = serve.output.lines.filter { $0.contains(" status=") }

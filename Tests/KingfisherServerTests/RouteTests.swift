@@ -72,8 +72,8 @@ struct RouteTests {
             // memory only from then on (one-off renditions never take memory).
             for _ in 0..<3 { _ = try await harness.get(harness.path("/a.jpg")) }
             let metrics = try await harness.get("/metrics").text
-            #expect(metrics.contains(#"kf_serve_requests_total{route="image",status="200"} 3"#))
-            #expect(metrics.contains(#"kf_serve_requests_total{route="health",status="200"} 1"#))
+            #expect(metrics.contains(#"kf_serve_requests_total{route="image",status="200",grammar="native"} 3"#))
+            #expect(metrics.contains(#"kf_serve_requests_total{route="health",status="200",grammar="none"} 1"#))
             #expect(metrics.contains(#"kf_serve_cache_total{tier="origin"} 1"#))
             #expect(metrics.contains(#"kf_serve_cache_total{tier="disk"} 1"#))
             #expect(metrics.contains(#"kf_serve_cache_total{tier="memory"} 1"#))
@@ -103,11 +103,11 @@ struct RouteTests {
 
             let metrics = try await harness.get("/metrics").text
             for line in [
-                #"kf_serve_requests_total{route="image",status="200"} 1"#,
-                #"kf_serve_requests_total{route="health",status="200"} 1"#,
-                #"kf_serve_requests_total{route="metrics",status="200"} 1"#,
-                #"kf_serve_requests_total{route="unmatched",status="404"} 1"#,
-                #"kf_serve_requests_total{route="unmatched",status="405"} 1"#,
+                #"kf_serve_requests_total{route="image",status="200",grammar="native"} 1"#,
+                #"kf_serve_requests_total{route="health",status="200",grammar="none"} 1"#,
+                #"kf_serve_requests_total{route="metrics",status="200",grammar="none"} 1"#,
+                #"kf_serve_requests_total{route="unmatched",status="404",grammar="none"} 1"#,
+                #"kf_serve_requests_total{route="unmatched",status="405",grammar="none"} 1"#,
             ] {
                 #expect(metrics.contains(line), "\(line)")
             }

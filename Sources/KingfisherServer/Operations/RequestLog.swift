@@ -3,12 +3,12 @@ import Logging
 
 /// Writes the one log line of a request.
 enum RequestLog {
-    /// `GET /path` at `info` with `status`, `bytes`, `ms`, `cache` and `client` (when known) as
-    /// metadata, beside the logger's own (`instance`); refusals add their `reason` and are logged
+    /// `GET /path` at `info` with `status`, `bytes`, `ms`, `cache`, `client` (when known) and
+    /// `grammar` (`native`, `thumbor` or `imgproxy`, for image requests) as metadata, beside the logger's own (`instance`); refusals add their `reason` and are logged
     /// at `notice` (5xx at `warning`) unless `level` says otherwise.
     static func write(
         to logger: Logger, request: Request, status: Int, bytes: Int, nanoseconds: Int64, tier: CacheTier?, reason: String?,
-        client: String?, level: Logger.Level? = nil
+        client: String?, grammar: String? = nil, level: Logger.Level? = nil
     ) {
         let level: Logger.Level = level ?? (status >= 500 ? .warning : (status >= 400 ? .notice : .info))
         guard logger.logLevel <= level else { return }
@@ -20,6 +20,7 @@ enum RequestLog {
         ]
         if let reason { metadata["reason"] = "\(reason)" }
         if let client { metadata["client"] = "\(client)" }
+        if let grammar { metadata["grammar"] = "\(grammar)" }
         logger.log(level: level, "\(request.method) \(path)", metadata: metadata)
     }
 }

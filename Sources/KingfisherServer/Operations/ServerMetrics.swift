@@ -6,8 +6,9 @@ import KingfisherSynchronization
 /// The server's metrics, kept in its own Prometheus registry and written out by `/metrics`.
 ///
 /// Nothing is bootstrapped globally, so several servers (or tests) in one process keep separate
-/// figures. Names: `kf_serve_requests_total{route,status}` (every answered request; `route` is
-/// `image`, `health`, `metrics`, `demo` or `unmatched`), `kf_serve_request_duration_seconds`
+/// figures. Names: `kf_serve_requests_total{route,status,grammar}` (every answered request; `route`
+/// is `image`, `health`, `metrics`, `demo` or `unmatched`; `grammar` is the URL grammar of an image
+/// request, `native`, `thumbor` or `imgproxy`, and `none` for the other routes), `kf_serve_request_duration_seconds`
 /// (histogram of image requests), `kf_serve_cache_total{tier}` (`memory`, `disk`, `shared`,
 /// `origin`, `revalidated`), `kf_serve_upstream_bytes_total` and `kf_serve_requests_in_flight`
 /// (image requests being answered). With a replica name, every one of them also carries the
@@ -60,12 +61,14 @@ public final class ServerMetrics: Sendable {
     }
 
     /// Records one answered request; the duration of image requests goes to the histogram.
-    func recordRequest(route: ServerRoute, status: Int, nanoseconds: Int64) {
+    func recordRequest(route: ServerRoute, status: Int, nanoseconds: Int64, grammar: String? = nil) {
+        let grammar = grammar ?? "none"
         let counter = requestCounters.withLock { counters -> CoreMetrics.Counter in
-            let key = "\(route.rawValue) \(status)"
+            let key = "\(route.rawValue) \(status) \(grammar)"
             if let counter = counters[key] { return counter }
             let counter = CoreMetrics.Counter(
-                label: "kf_serve_requests_total", dimensions: [("route", route.rawValue), ("status", String(status))] + common,
+                label: "kf_serve_requests_total",
+                dimensions: [("route", route.rawValue), ("status", String(status)), ("grammar", grammar)] + common,
                 factory: factory)
             counters[key] = counter
             return counter

@@ -5,7 +5,7 @@ import Kingfisher
 /// The server's own grammar, `/{signature}/{format}/{spec}/{source}` (see ``ImagePath``), as a
 /// ``RenditionGrammar``.
 public struct NativeGrammar: RenditionGrammar {
-    public var name: String { "kf" }
+    public var name: String { "native" }
     public var refusedSourceStatus: HTTPResponse.Status { .forbidden }
 
     let signer: URLSigner?
