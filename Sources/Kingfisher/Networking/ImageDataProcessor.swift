@@ -10,6 +10,8 @@ struct ImageDataProcessor {
     let callers: [DownloadTask]
     /// What the response said about caching it.
     var validators: ResponseValidators? = nil
+    /// How the transfer went on the network.
+    var metrics: NetworkMetrics? = nil
 
     /// Processes for every caller still waiting; `onImage` sees each image made.
     func process(onImage: (KFCrossPlatformImage) -> Void) {
@@ -27,7 +29,8 @@ struct ImageDataProcessor {
             let result: Result<ImageLoadingResult, KingfisherError>
             if let image = processor.process(item: item, options: first.options) {
                 onImage(image)
-                result = .success(ImageLoadingResult(image: image, url: url, originalData: data, validators: validators))
+                result = .success(ImageLoadingResult(
+                    image: image, url: url, originalData: data, validators: validators, metrics: metrics))
             } else {
                 result = .failure(.processorError(reason: .processingFailed(processor: processor, item: item)))
             }
