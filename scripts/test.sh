@@ -2,10 +2,11 @@
 # Installs what the tests need and runs them: the library's and the image server's suites, the
 # example package, the GTK adapter's and the gallery's suites in a real window under Xvfb, kf's
 # libcurl loader, kf serve's demo page in headless Chromium, and a few seconds of each fuzz target.
+# tinyproxy is the real proxy the downloader's proxy tests start on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
-bash scripts/install-deps.sh libgtk-4-dev xvfb xauth nginx
+bash scripts/install-deps.sh libgtk-4-dev xvfb xauth nginx tinyproxy
 swift build --build-tests
 swift test
 # The example package uses the library as a dependency would; build it and run it on a sample,

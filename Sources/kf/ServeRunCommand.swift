@@ -151,7 +151,7 @@ struct ServeRunCommand: ParsableCommand {
         let cache = try about(cacheDirectory ?? "cache") { try ImageCache(name: "serve", cacheDirectoryURL: parent) }
         // Rendered images are kept encoded by the server; a decoded copy would only take memory.
         cache.memoryStorage.config.totalCostLimit = 0
-        let downloader = try ImageDownloader(name: "kf-serve", maxConnectionsPerHost: 16)
+        let downloader = ImageDownloader(name: "kf-serve", maxConnectionsPerHost: 16)
         var logger = Logger(label: "kf.serve")
         logger.logLevel = level
         let server = ImageServer(

@@ -112,7 +112,7 @@ enum ServeKit {
         let cache = ImageCache(
             memoryStorage: MemoryStorage.Backend(config: MemoryStorage.Config(totalCostLimit: 32 << 20, cleanInterval: 0)),
             diskStorage: try DiskStorage.Backend(config: diskConfig))
-        let downloader = try ImageDownloader(name: "serve-test")
+        let downloader = ImageDownloader(name: "serve-test")
         var configuration = ImageServerConfiguration(
             signingKey: key, allowedSources: SourceAllowList(["127.0.0.1"]), allowedAddresses: ["127.0.0.1"],
             limits: limits, maxAge: 600)

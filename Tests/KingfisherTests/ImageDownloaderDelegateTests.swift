@@ -167,7 +167,7 @@ import Testing
     }
 
     @Test func theDelegateIsHeldWeakly() throws {
-        let downloader = try ImageDownloader(name: "weak")
+        let downloader = ImageDownloader(name: "weak")
         do {
             let delegate = RecordingDelegate()
             downloader.delegate = delegate

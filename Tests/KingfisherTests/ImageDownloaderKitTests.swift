@@ -33,7 +33,7 @@ enum DownloaderKit {
         _ body: @escaping @Sendable (TestHTTPServer, ImageDownloader) async throws -> Void
     ) async throws {
         let server = try await TestHTTPServer.start()
-        let downloader = try ImageDownloader(name: "test", maxConnectionsPerHost: maxConnectionsPerHost)
+        let downloader = ImageDownloader(name: "test", maxConnectionsPerHost: maxConnectionsPerHost)
         do {
             try await bounded(seconds) { try await body(server, downloader) }
         } catch {
@@ -116,7 +116,9 @@ final class CountingProcessor: ImageProcessor, Sendable {
         #expect(DefaultImageProcessor.default.process(item: .data(DownloaderKit.png), options: .init(nil)) != nil)
     }
 
-    @Test func emptyNameIsAnErrorNotACrash() {
-        #expect(throws: ImageDownloader.InitError.emptyName) { try ImageDownloader(name: "") }
+    @Test func emptyNameIsReplacedNotACrash() async throws {
+        let downloader = ImageDownloader(name: "")
+        #expect(downloader.name == "unnamed")
+        try await downloader.shutdown()
     }
 }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct ImageDownloaderTLSTests {
     static func run(_ body: @escaping @Sendable (TestHTTPServer, ImageDownloader) async throws -> Void) async throws {
         let server = try await TestHTTPServer.start(tls: true)
-        let downloader = try ImageDownloader(name: "tls")
+        let downloader = ImageDownloader(name: "tls")
         do {
             try await DownloaderKit.bounded(20) { try await body(server, downloader) }
         } catch {
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func invalidPEMIsAnError() throws {
-        let downloader = try ImageDownloader(name: "pem")
+        let downloader = ImageDownloader(name: "pem")
         #expect(throws: (any Error).self) { try downloader.addTrustedRootCertificates(pem: "not a certificate") }
     }
 }

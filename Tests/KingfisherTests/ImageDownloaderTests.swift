@@ -229,10 +229,10 @@ import Testing
         server.route("/a.png", .ok(DownloaderKit.png))
         do {
             // Released without shutdown(): the client is shut down in the background.
-            let temporary = try ImageDownloader(name: "temporary")
+            let temporary = ImageDownloader(name: "temporary")
             _ = try await temporary.downloadImage(with: server.url("/a.png"))
         }
-        let downloader = try ImageDownloader(name: "closing")
+        let downloader = ImageDownloader(name: "closing")
         try await downloader.shutdown()
         try await downloader.shutdown()
         await #expect(throws: KingfisherError.self) {

@@ -9,7 +9,7 @@ import Testing
     /// The error a download of `url` fails with.
     static func failure(of url: URL) async throws -> KingfisherError {
         struct Succeeded: Error {}
-        let downloader = try ImageDownloader(name: "network-failure")
+        let downloader = ImageDownloader(name: "network-failure")
         let outcome: Result<ImageLoadingResult, any Error>
         do {
             outcome = .success(try await downloader.downloadImage(with: url))

@@ -45,12 +45,7 @@ guard let list = try? String(contentsOfFile: listPath, encoding: .utf8) else { f
 let urls = list.split(whereSeparator: \.isNewline).compactMap { URL(string: String($0)) }
 guard !urls.isEmpty else { fail("no URLs in \(listPath)") }
 
-let downloader: ImageDownloader
-do {
-    downloader = try ImageDownloader(name: "download-bench", maxConnectionsPerHost: concurrency)
-} catch {
-    fail("\(error)")
-}
+let downloader = ImageDownloader(name: "download-bench", maxConnectionsPerHost: concurrency)
 let options: KingfisherOptionsInfo = decode ? [] : [.processor(PassThroughProcessor())]
 
 /// Downloads every URL once, `concurrency` at a time; returns the number of failures.

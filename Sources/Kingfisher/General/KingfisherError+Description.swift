@@ -61,6 +61,10 @@ extension KingfisherError.ResponseErrorReason {
                 let line = failure.description
                 return line.prefix(1).uppercased() + line.dropFirst() + "."
             }
+            // A URLError the downloader made itself carries its sentence (a refused TLS challenge).
+            if let error = error as? URLError, let sentence = error.userInfo[NSLocalizedDescriptionKey] as? String {
+                return "The transfer failed: \(sentence)."
+            }
             return "The transfer failed: \(error)."
         case .dataModifyingFailed(let task):
             return "The downloader delegate rejected the data downloaded from \(task.originalURL.absoluteString)."

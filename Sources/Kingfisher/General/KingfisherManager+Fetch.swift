@@ -53,7 +53,7 @@ extension KingfisherManager {
             case .success(let loaded):
                 cacheAndSucceed(
                     loaded.image, original: loaded.originalData, storeOriginal: true, source: source, retrieval,
-                    validators: loaded.validators, onWorkerThread: true)
+                    validators: loaded.validators, metrics: loaded.metrics, onWorkerThread: true)
             case .failure(let error):
                 if case .responseError(reason: .notModified(_, let fresh)) = error, let entry {
                     refresh(entry, with: fresh, source: source, retrieval)

@@ -200,12 +200,13 @@ extension KingfisherManager {
     /// Delivers `image` after the options' image modifier. Its data are the fetched bytes, or for a
     /// cache hit (`data` nil) what the cache serializer makes of the image.
     func succeed(
-        _ image: KFCrossPlatformImage, cacheType: CacheType, source: Source, data: Data?, _ retrieval: ManagedRetrieval
+        _ image: KFCrossPlatformImage, cacheType: CacheType, source: Source, data: Data?, _ retrieval: ManagedRetrieval,
+        metrics: NetworkMetrics? = nil
     ) {
         let bytes: @Sendable () -> Data? = if let data { { data } } else { Self.serializedData(of: image, options: retrieval.options) }
         let result = RetrieveImageResult(
             image: modified(image, options: retrieval.options), cacheType: cacheType, source: source,
-            originalSource: retrieval.originalSource, data: bytes)
+            originalSource: retrieval.originalSource, data: bytes, metrics: metrics)
         retrieval.finish(.success(result))
     }
 
@@ -215,7 +216,7 @@ extension KingfisherManager {
     /// threads (a loading queue, the downloader, a disk read), never the caller of `retrieveImage`.
     func cacheAndSucceed(
         _ image: KFCrossPlatformImage, original: Data?, storeOriginal: Bool, source: Source, _ retrieval: ManagedRetrieval,
-        validators: ResponseValidators? = nil, onWorkerThread: Bool
+        validators: ResponseValidators? = nil, metrics: NetworkMetrics? = nil, onWorkerThread: Bool
     ) {
         var options = retrieval.options
         if options.revalidateExpiredCache, let validators {
@@ -227,7 +228,7 @@ extension KingfisherManager {
         let writesOriginal = storeOriginal && !options.cacheMemoryOnly && options.cacheOriginalImage
             && !options.processor.identifier.isEmpty && original != nil
         let deliver: @Sendable () -> Void = { [self] in
-            succeed(image, cacheType: .none, source: source, data: original, retrieval)
+            succeed(image, cacheType: .none, source: source, data: original, retrieval, metrics: metrics)
         }
         let waiter: (@Sendable (CacheStoreResult) -> Void)?
         if options.waitForCache {

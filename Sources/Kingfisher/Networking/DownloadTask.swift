@@ -14,13 +14,19 @@ public struct ImageLoadingResult: Sendable {
     public let originalData: Data
     /// What the response said about caching it; `nil` when not known.
     public let validators: ResponseValidators?
+    /// How the download went on the network; `nil` when not measured.
+    public let metrics: NetworkMetrics?
 
     /// Makes a result.
-    public init(image: KFCrossPlatformImage, url: URL? = nil, originalData: Data, validators: ResponseValidators? = nil) {
+    public init(
+        image: KFCrossPlatformImage, url: URL? = nil, originalData: Data, validators: ResponseValidators? = nil,
+        metrics: NetworkMetrics? = nil
+    ) {
         self.image = image
         self.url = url
         self.originalData = originalData
         self.validators = validators
+        self.metrics = metrics
     }
 }
 

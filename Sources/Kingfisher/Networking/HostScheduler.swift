@@ -21,13 +21,34 @@ final class HostScheduler: Sendable {
     private struct State {
         var hosts: [String: Host] = [:]
         var nextID: UInt64 = 0
+        var limit: Int
     }
 
-    let limit: Int
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(limit: Int) {
-        self.limit = max(1, limit)
+        state = Mutex(State(limit: max(1, limit)))
+    }
+
+    /// The most transfers running at once per host.
+    var limit: Int { state.withLock { $0.limit } }
+
+    /// Changes the limit; a higher one starts waiting transfers at once, a lower one lets the
+    /// running ones finish.
+    func setLimit(_ limit: Int) {
+        let started = state.withLock { state -> [Waiter] in
+            state.limit = max(1, limit)
+            var started: [Waiter] = []
+            for (host, var entry) in state.hosts {
+                while entry.running < state.limit, !entry.waiting.isEmpty {
+                    started.append(entry.waiting.removeFirst())
+                    entry.running += 1
+                }
+                state.hosts[host] = entry
+            }
+            return started
+        }
+        for waiter in started { waiter.continuation.resume() }
     }
 
     /// Waits for a slot on `host`; throws `CancellationError` if the Swift task is cancelled
@@ -35,7 +56,7 @@ final class HostScheduler: Sendable {
     func acquire(host: String, priority: Float) async throws {
         let id = state.withLock { state -> UInt64? in
             var entry = state.hosts[host, default: Host()]
-            if entry.running < limit {
+            if entry.running < state.limit {
                 entry.running += 1
                 state.hosts[host] = entry
                 return nil
@@ -49,7 +70,7 @@ final class HostScheduler: Sendable {
                 let outcome = state.withLock { state -> EnqueueOutcome in
                     var entry = state.hosts[host, default: Host()]
                     // A slot may have been freed between the two locks.
-                    if entry.running < limit {
+                    if entry.running < state.limit {
                         entry.running += 1
                         state.hosts[host] = entry
                         return .acquired
@@ -83,7 +104,8 @@ final class HostScheduler: Sendable {
     func release(host: String) {
         let next = state.withLock { state -> Waiter? in
             guard var entry = state.hosts[host] else { return nil }
-            if entry.waiting.isEmpty {
+            // After the limit was lowered, a freed slot over the new limit is not handed on.
+            if entry.waiting.isEmpty || entry.running > state.limit {
                 entry.running -= 1
                 state.hosts[host] = entry.running > 0 ? entry : nil
                 return nil

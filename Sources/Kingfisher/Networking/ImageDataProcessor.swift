@@ -10,6 +10,8 @@ struct ImageDataProcessor {
     let callers: [DownloadTask]
     /// What the response said about caching it.
     var validators: ResponseValidators? = nil
+    /// How the transfer went on the network.
+    var metrics: NetworkMetrics? = nil
 
     /// Processes for every caller still waiting; `onImage` sees each image made.
     func process(onImage: (KFCrossPlatformImage) -> Void) {
@@ -26,7 +28,7 @@ struct ImageDataProcessor {
             let item = ImageProcessItem.data(data)
             let result = processor.processReportingReason(item: item, options: first.options).map { image in
                 onImage(image)
-                return ImageLoadingResult(image: image, url: url, originalData: data, validators: validators)
+                return ImageLoadingResult(image: image, url: url, originalData: data, validators: validators, metrics: metrics)
             }
             for caller in group { caller.downloader.deliver(result, to: caller) }
         }

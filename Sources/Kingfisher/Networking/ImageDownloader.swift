@@ -7,93 +7,78 @@ import KingfisherSynchronization
 import FoundationNetworking
 #endif
 
-/// Downloads images over HTTP(S) with its own AsyncHTTPClient `HTTPClient`, sharing one request
-/// among the callers of one URL.
+/// Downloads images over HTTP(S) with AsyncHTTPClient, sharing one request among the callers of
+/// one URL.
 ///
 /// Linux differences from Kingfisher: the transfer runs on AsyncHTTPClient (URLSession on Linux is
-/// slow and misses delegate callbacks), so there is no `sessionConfiguration`; TLS trust is
-/// ``trustedHosts`` plus ``addTrustedRootCertificates(pem:)``; the downloader owns its client and
-/// should be shut down with ``shutdown()`` when no longer needed (a downloader released without
-/// it shuts its client down in the background). HTTP/2 is used when the server offers it over TLS.
-/// All properties are safe to read and set from any thread.
+/// slow and misses delegate callbacks); ``sessionConfiguration`` is applied to it as far as its
+/// settings mean something there (see that property). TLS trust is ``trustedHosts``,
+/// ``addTrustedRootCertificates(pem:)`` and the ``authenticationChallengeResponder``. The
+/// downloader owns its clients and should be shut down with ``shutdown()`` when no longer needed
+/// (a downloader released without it shuts its clients down in the background). HTTP/2 is used
+/// when the server offers it over TLS. All properties are safe to read and set from any thread.
 public final class ImageDownloader: Sendable {
     /// The priority of requests that do not set `.downloadPriority`.
     public static let defaultDownloadPriority: Float = 0.5
 
     /// The shared downloader (8 connections per host). Never shut it down.
-    public static let `default` = ImageDownloader(validName: "default", maxConnectionsPerHost: 8)
-
-    /// Why an ``ImageDownloader`` could not be made.
-    public enum InitError: Error, Sendable, CustomStringConvertible {
-        /// The name is empty.
-        case emptyName
-
-        /// One sentence saying what is wrong.
-        public var description: String { "An image downloader needs a non-empty name." }
-    }
+    public static let `default` = ImageDownloader(name: "default")
 
     /// The downloader's name, for logs.
     public let name: String
-    /// The most requests sent at once to one host; further requests wait by ``KingfisherOptionsInfoItem/downloadPriority(_:)``.
-    public let maxConnectionsPerHost: Int
 
-    let client: HTTPClient
     let scheduler: HostScheduler
     let sweeper = WatchdogSweeper()
-    private let settings: Mutex<Settings>
+    let settings: Mutex<Settings>
+    let transportState: Mutex<TransportClient>
     private let sessionTasks = Mutex<[RequestKey: SessionDataTask]>([:])
-    private let isShutDown = Atomic<Bool>(false)
+    let isShutDown = Atomic<Bool>(false)
 
-    private struct Settings {
+    struct Settings {
         var downloadTimeout: TimeInterval = 15
         var trustedHosts: Set<String>?
         var trustRoots: [NIOSSLCertificate] = []
         var maximumResponseSize: Int64 = 100 * 1024 * 1024
         var maximumRedirects = 10
         var delegate = WeakDelegate()
+        var responder = WeakResponder()
+        var sessionDelegate = SessionDelegate()
+        var requestsUsePipelining = false
     }
 
-    private struct WeakDelegate {
+    struct WeakDelegate {
         weak var value: (any ImageDownloaderDelegate)?
+    }
+
+    struct WeakResponder {
+        weak var value: (any AuthenticationChallengeResponsible)?
     }
 
     /// Makes a downloader named `name` with its own HTTP client.
     ///
     /// - Parameters:
-    ///   - name: A non-empty name; an empty one throws ``InitError/emptyName``.
-    ///   - maxConnectionsPerHost: The most requests in flight per host (at least 1; default 8).
-    public convenience init(name: String, maxConnectionsPerHost: Int = 8) throws {
-        guard !name.isEmpty else { throw InitError.emptyName }
-        self.init(validName: name, maxConnectionsPerHost: maxConnectionsPerHost)
-    }
-
-    private init(validName name: String, maxConnectionsPerHost: Int) {
-        self.name = name
-        let limit = max(1, maxConnectionsPerHost)
-        self.maxConnectionsPerHost = limit
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(10)),
-            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: limit)
-        )
-        configuration.httpVersion = .automatic
-        // A failed connection (refused, TLS verification) fails its requests at once instead of
-        // being retried until the connect timeout; retrying is the RetryStrategy's job.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        // No distributed-tracing spans per image request: they cost about 4% of the CPU of a
-        // download even with the no-op tracer.
-        configuration.tracing.tracer = nil
-        self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        self.scheduler = HostScheduler(limit: limit)
+    ///   - name: The name for logs; an empty one becomes `"unnamed"` (Kingfisher stops the app
+    ///     there instead).
+    ///   - maxConnectionsPerHost: The most requests in flight per host (at least 1; default 8). It
+    ///     becomes the ``sessionConfiguration``'s `httpMaximumConnectionsPerHost`.
+    public init(name: String, maxConnectionsPerHost: Int = 8) {
+        self.name = name.isEmpty ? "unnamed" : name
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = max(1, maxConnectionsPerHost)
+        let values = SessionConfigurationValues(configuration)
+        self.transportState = Mutex(TransportClient(values))
+        self.scheduler = HostScheduler(limit: values.maxConnectionsPerHost)
         self.settings = Mutex(Settings())
+        settings.withLock { settings in
+            settings.responder.value = self
+            settings.sessionDelegate.attach(to: self)
+        }
     }
 
     deinit {
-        // Never leave AsyncHTTPClient's client running (it asserts on that in debug builds). The
-        // callback form of shutdown neither blocks nor needs an async context, and the client
-        // stays alive until its pool has closed.
+        // Never leave AsyncHTTPClient's client running (it asserts on that in debug builds).
         if !isShutDown.load(ordering: .acquiring) {
-            client.shutdown(queue: .global()) { _ in }
+            transportState.withLock { $0 }.retire()
         }
     }
 
@@ -102,8 +87,13 @@ public final class ImageDownloader: Sendable {
     public func shutdown() async throws {
         guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         cancelAll()
-        try await client.shutdown()
+        try await transportState.withLock { $0 }.shutDown()
     }
+
+    /// The most requests sent at once to one host (the ``sessionConfiguration``'s
+    /// `httpMaximumConnectionsPerHost`); further requests wait by
+    /// ``KingfisherOptionsInfoItem/downloadPriority(_:)``.
+    public var maxConnectionsPerHost: Int { transportState.withLock { $0.values.maxConnectionsPerHost } }
 
     /// Seconds without progress from the server before a download fails with
     /// `.responseError(.downloadTimedOut)`. Default 15.
@@ -164,6 +154,7 @@ public final class ImageDownloader: Sendable {
     // MARK: - Internals used by the transfer
 
     struct TransferSettings {
+        /// The idle timeout: the shorter of ``downloadTimeout`` and `timeoutIntervalForRequest`.
         let timeout: TimeInterval
         let maximumResponseSize: Int64
         let maximumRedirects: Int
@@ -172,9 +163,10 @@ public final class ImageDownloader: Sendable {
     }
 
     var transferSettings: TransferSettings {
-        settings.withLock {
+        let requestTimeout = transportState.withLock { $0.values.requestTimeout }
+        return settings.withLock {
             TransferSettings(
-                timeout: $0.downloadTimeout,
+                timeout: min($0.downloadTimeout, requestTimeout),
                 maximumResponseSize: $0.maximumResponseSize,
                 maximumRedirects: $0.maximumRedirects,
                 trustedHosts: $0.trustedHosts ?? [],

@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -12,16 +11,25 @@ extension SessionDataTask {
     /// the callers (processed once per processor) or the error to each of them.
     func run() async {
         let host = originalURL.host ?? ""
-        let outcome: Result<(Data, ResponseHead), KingfisherError>
+        let outcome: Result<(Data, ResponseHead, NetworkMetrics), KingfisherError>
+        var hooks: TransferHooks?
         do {
             try await downloader.scheduler.acquire(host: host, priority: priority)
             defer { downloader.scheduler.release(host: host) }
             downloader.reportWillDownload(url: originalURL, request: request)
-            outcome = .success(try await fetch())
+            let transport = downloader.acquireTransport()
+            defer { transport.release() }
+            hooks = downloader.customSessionDelegate.map { TransferHooks(delegate: $0, session: transport.session, task: task) }
+            outcome = .success(try await fetch(on: transport, hooks: hooks))
         } catch {
             outcome = .failure(mapError(error))
         }
 
+        recordFinish(metrics: try? outcome.get().2)
+        if let hooks {
+            hooks.delegate.urlSession(hooks.session, task: hooks.task, didFinishCollecting: URLSessionTaskMetrics())
+            hooks.delegate.urlSession(hooks.session, task: hooks.task, didCompleteWithError: outcome.failureValue)
+        }
         let callers = closeAndTakeCallers()
         downloader.removeSessionTask(self)
 
@@ -38,7 +46,7 @@ extension SessionDataTask {
                 }
                 downloader.deliver(.failure(own), to: caller)
             }
-        case .success(let (data, response)):
+        case .success(let (data, response, metrics)):
             guard let data = downloader.reportDidDownload(data: data, task: self) else {
                 let error = KingfisherError.responseError(reason: .dataModifyingFailed(task: self))
                 downloader.reportDidFinishDownloading(url: originalURL, response: response, error: error)
@@ -47,7 +55,9 @@ extension SessionDataTask {
             }
             downloader.reportDidFinishDownloading(url: originalURL, response: response, error: nil)
             let validators = ResponseValidators(headers: response.headers)
-            ImageDataProcessor(data: data, url: originalURL, callers: callers, validators: validators).process { image in
+            var processor = ImageDataProcessor(data: data, url: originalURL, callers: callers, validators: validators)
+            processor.metrics = metrics
+            processor.process { image in
                 downloader.reportDidDownload(image: image, url: originalURL, response: response)
             }
         }
@@ -57,8 +67,8 @@ extension SessionDataTask {
     /// is each caller's own, set when it is delivered).
     private func mapError(_ error: any Error) -> KingfisherError {
         switch stopReason {
-        case .timedOut:
-            return .responseError(reason: .downloadTimedOut(url: originalURL, timeout: downloader.transferSettings.timeout))
+        case .timedOut(let timeout):
+            return .responseError(reason: .downloadTimedOut(url: originalURL, timeout: timeout))
         case .cancelled:
             return .requestError(reason: .taskCancelled(task: self, token: 0))
         case nil:
@@ -74,24 +84,38 @@ extension SessionDataTask {
         return .responseError(reason: .URLSessionError(error: error))
     }
 
-    /// Sends the request, follows redirects, validates the response and reads the body.
-    private func fetch() async throws -> (Data, ResponseHead) {
+    /// Sends the request, follows redirects and an authentication challenge, validates the
+    /// response and reads the body.
+    private func fetch(on transport: TransportClient, hooks: TransferHooks?) async throws -> (Data, ResponseHead, NetworkMetrics) {
         let settings = downloader.transferSettings
-        let watchdog = IdleWatchdog(timeout: settings.timeout) { [weak self] in
-            self?.stopForTimeout()
+        let idle = IdleWatchdog(timeout: settings.timeout) { [weak self] in
+            self?.stopForTimeout(settings.timeout)
         }
-        downloader.sweeper.add(watchdog)
-        defer { downloader.sweeper.remove(watchdog) }
+        let resourceTimeout = transport.values.resourceTimeout
+        let whole = IdleWatchdog(timeout: resourceTimeout) { [weak self] in
+            self?.stopForTimeout(resourceTimeout)
+        }
+        downloader.sweeper.add(idle)
+        downloader.sweeper.add(whole)
+        defer {
+            downloader.sweeper.remove(idle)
+            downloader.sweeper.remove(whole)
+        }
 
+        var clock = TransferClock()
         var current = request
         var redirects = 0
         var retriedStaleConnection = false
+        var authenticated = false
         while true {
             guard let url = current.url else { throw KingfisherError.requestError(reason: .invalidURL(request: current)) }
+            recordSending(current)
+            let clientRequest = try await makeClientRequest(current, settings: settings, transport: transport, hooks: hooks)
+            clock.requestSent()
             let response: HTTPClientResponse
             do {
-                response = try await downloader.client.execute(
-                    try makeClientRequest(current, settings: settings),
+                response = try await transport.client(for: url).execute(
+                    clientRequest,
                     deadline: .now() + .nanoseconds(Int64(min(settings.timeout, 1_000_000) * 1_000_000_000))
                 )
             } catch let error where !retriedStaleConnection && Self.isStaleConnection(error) {
@@ -101,11 +125,22 @@ extension SessionDataTask {
                 retriedStaleConnection = true
                 continue
             }
-            watchdog.touch()
+            idle.touch()
             let head = ResponseHead(url: url, response: response)
+            let declared = response.headers.first(name: "content-length")
+                .flatMap { Int64($0) ?? Int64($0.trimmingCharacters(in: .whitespaces)) }
+                .flatMap { $0 >= 0 ? $0 : nil }
+            recordResponse(head, expectedBytes: declared ?? -1)
+            transport.values.cookies?.store(setCookies: response.headers["set-cookie"], request: current)
 
-            if let next = try await redirectRequest(after: response, head: head, from: current, redirects: &redirects, limit: settings.maximumRedirects) {
-                // Drain the redirect's (small) body so the connection can be reused.
+            var next = try await redirectRequest(
+                after: response, head: head, from: current, redirects: &redirects, limit: settings.maximumRedirects, hooks: hooks)
+            if next == nil, head.statusCode == 401, !authenticated {
+                next = try await authenticatedRequest(after: head, for: current, hooks: hooks)
+                authenticated = next != nil
+            }
+            if let next {
+                // Drain the redirect's or the challenge's (small) body so the connection can be reused.
                 var drained = 0
                 for try await part in response.body {
                     drained += part.readableBytes
@@ -119,24 +154,39 @@ extension SessionDataTask {
                 for try await _ in response.body {}
                 throw KingfisherError.responseError(reason: .notModified(url: url, validators: ResponseValidators(headers: head.headers)))
             }
+            try await checkResponse(head, hooks: hooks)
+            let data = try await readBody(response, url: url, declared: declared, limit: settings.maximumResponseSize, watchdog: idle)
+            let metrics = clock.metrics(request: current, bytes: Int64(data.count), status: head.statusCode, redirects: redirects)
+            return (data, head, metrics)
+        }
+    }
+
+    /// Fails the transfer when the status is invalid or the delegate refuses the response.
+    private func checkResponse(_ head: ResponseHead, hooks: TransferHooks?) async throws {
+        if let hooks {
+            let response = try urlResponse(head)
+            let disposition = await hooks.delegate.urlSession(hooks.session, dataTask: hooks.task, didReceive: response)
+            guard disposition == .cancel else { return }
             guard downloader.isValidStatusCode(head.statusCode) else {
-                throw KingfisherError.responseError(reason: .invalidHTTPStatusCode(response: try urlResponse(head)))
+                throw KingfisherError.responseError(reason: .invalidHTTPStatusCode(response: response))
             }
-            if downloader.delegate != nil {
-                let response = try urlResponse(head)
-                guard await downloader.responseDisposition(for: response) == .allow else {
-                    throw KingfisherError.responseError(reason: .cancelledByDelegate(response: response))
-                }
+            throw KingfisherError.responseError(reason: .cancelledByDelegate(response: response))
+        }
+        guard downloader.isValidStatusCode(head.statusCode) else {
+            throw KingfisherError.responseError(reason: .invalidHTTPStatusCode(response: try urlResponse(head)))
+        }
+        if downloader.delegate != nil {
+            let response = try urlResponse(head)
+            guard await downloader.responseDisposition(for: response) == .allow else {
+                throw KingfisherError.responseError(reason: .cancelledByDelegate(response: response))
             }
-            let data = try await readBody(response, url: url, limit: settings.maximumResponseSize, watchdog: watchdog)
-            return (data, head)
         }
     }
 
     /// The request for the redirect in `response`, or `nil` when it is not one or is not followed.
     private func redirectRequest(
         after response: HTTPClientResponse, head: ResponseHead, from current: URLRequest,
-        redirects: inout Int, limit: Int
+        redirects: inout Int, limit: Int, hooks: TransferHooks?
     ) async throws -> URLRequest? {
         let status = Int(response.status.code)
         guard [301, 302, 303, 307, 308].contains(status),
@@ -153,31 +203,33 @@ extension SessionDataTask {
             next.httpMethod = "GET"
             next.httpBody = nil
         }
+        if let hooks {
+            return await hooks.delegate.urlSession(
+                hooks.session, task: hooks.task, willPerformHTTPRedirection: try urlResponse(head), newRequest: next)
+        }
         guard let handler = redirectHandler else { return next }
         return await handler.handleHTTPRedirection(for: self, response: try urlResponse(head), newRequest: next)
     }
 
-    /// Streams the body into a buffer sized from `Content-Length`, within `limit` bytes.
-    private func readBody(_ response: HTTPClientResponse, url: URL, limit: Int64, watchdog: IdleWatchdog) async throws -> Data {
-        let declared = response.headers.first(name: "content-length")
-            .flatMap { Int64($0) ?? Int64($0.trimmingCharacters(in: .whitespaces)) }
-            .flatMap { $0 >= 0 ? $0 : nil }
+    /// Streams the body into the task's buffer, within `limit` bytes.
+    private func readBody(
+        _ response: HTTPClientResponse, url: URL, declared: Int64?, limit: Int64, watchdog: IdleWatchdog
+    ) async throws -> Data {
         if let declared, declared > limit {
             throw KingfisherError.responseError(
                 reason: .responseTooLarge(url: url, limit: limit, declaredSize: declared, receivedSize: 0))
         }
-        var data = Data()
-        if let declared { data.reserveCapacity(Int(declared)) }
+        reserveBody(Int(declared ?? 0))
         var received: Int64 = 0
         let total = declared ?? -1
         for try await part in response.body {
-            received += Int64(part.readableBytes)
-            guard received <= limit else {
+            guard received + Int64(part.readableBytes) <= limit else {
                 throw KingfisherError.responseError(
-                    reason: .responseTooLarge(url: url, limit: limit, declaredSize: nil, receivedSize: received))
+                    reason: .responseTooLarge(
+                        url: url, limit: limit, declaredSize: nil, receivedSize: received + Int64(part.readableBytes)))
             }
             watchdog.received(part.readableBytes)
-            part.withUnsafeReadableBytes { data.append(contentsOf: $0) }
+            received = part.withUnsafeReadableBytes { appendBody($0) }
             let callers = activeCallers
             for caller in callers {
                 caller.reportProgress(received: received, total: total)
@@ -191,80 +243,23 @@ extension SessionDataTask {
         if let declared, received < declared {
             throw KingfisherError.responseError(reason: .responseIncomplete(url: url, expected: declared, received: received))
         }
-        return data
-    }
-
-    private func makeClientRequest(_ request: URLRequest, settings: ImageDownloader.TransferSettings) throws -> HTTPClientRequest {
-        guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host != nil else {
-            throw KingfisherError.requestError(reason: .invalidURL(request: request))
-        }
-        var clientRequest = HTTPClientRequest(url: url.absoluteString)
-        clientRequest.method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
-        for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            clientRequest.headers.add(name: name, value: value)
-        }
-        if let body = request.httpBody {
-            clientRequest.body = .bytes(ByteBuffer(bytes: body))
-        }
-        if scheme == "https" {
-            let trusted = url.host.map { settings.trustedHosts.contains($0) } ?? false
-            if trusted || !settings.trustRoots.isEmpty {
-                var tls = TLSConfiguration.makeClientConfiguration()
-                if trusted { tls.certificateVerification = .none }
-                if !settings.trustRoots.isEmpty { tls.additionalTrustRoots = [.certificates(settings.trustRoots)] }
-                clientRequest.tlsConfiguration = tls
-            }
-        }
-        return clientRequest
-    }
-
-    /// Whether `error` means the connection closed before any of the response arrived.
-    static func isStaleConnection(_ error: any Error) -> Bool {
-        if let error = error as? ChannelError, error == .ioOnClosedChannel { return true }
-        if let error = error as? HTTPClientError, error == .remoteConnectionClosed { return true }
-        return false
-    }
-
-    /// Whether `request` is a revalidation (`If-None-Match` or `If-Modified-Since`).
-    static func isConditional(_ request: URLRequest) -> Bool {
-        request.value(forHTTPHeaderField: "If-None-Match") != nil || request.value(forHTTPHeaderField: "If-Modified-Since") != nil
-    }
-
-    /// The Foundation response for hooks and errors; `.noURLResponse` if it cannot be made.
-    private func urlResponse(_ head: ResponseHead) throws -> HTTPURLResponse {
-        guard let response = head.urlResponse else {
-            throw KingfisherError.responseError(reason: .noURLResponse(task: self))
-        }
-        return response
+        return mutableData
     }
 }
 
-/// The status line and headers of a response, turned into an `HTTPURLResponse` only when a hook
-/// or an error needs one (building it costs about a tenth of a small download's CPU).
-struct ResponseHead: Sendable {
-    let url: URL
-    let statusCode: Int
-    let version: HTTPVersion
-    let headers: HTTPHeaders
+/// The session delegate subclass a transfer calls, with the stand-ins its hooks are given.
+struct TransferHooks: @unchecked Sendable {
+    // `@unchecked Sendable`: the delegate is `@unchecked Sendable` itself, and the session and
+    // task stand-ins guard their state (see URLSessionBox and TransferURLSessionTask).
+    let delegate: SessionDelegate
+    let session: URLSession
+    let task: URLSessionDataTask
+}
 
-    init(url: URL, response: HTTPClientResponse) {
-        self.url = url
-        self.statusCode = Int(response.status.code)
-        self.version = response.version
-        self.headers = response.headers
-    }
-
-    var urlResponse: HTTPURLResponse? {
-        var fields: [String: String] = [:]
-        for (name, value) in headers {
-            if let existing = fields[name] {
-                fields[name] = existing + ", " + value
-            } else {
-                fields[name] = value
-            }
-        }
-        return HTTPURLResponse(
-            url: url, statusCode: statusCode, httpVersion: "HTTP/\(version.major).\(version.minor)", headerFields: fields)
+extension Result {
+    /// The error of a failure; `nil` for a success.
+    var failureValue: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

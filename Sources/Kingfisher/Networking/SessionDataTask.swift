@@ -34,11 +34,34 @@ public final class SessionDataTask: Sendable {
         var closed = false
         var runner: Task<Void, Never>?
         var stopReason: StopReason?
+        /// The transfer ended (delivered or failed).
+        var finished = false
+        /// The request last sent (after redirects).
+        var currentRequest: URLRequest?
+        /// The last response head received.
+        var lastHead: ResponseHead?
+        var expectedBytes: Int64 = -1
+        var data = Data()
+        var metrics: NetworkMetrics?
+        /// Weak: the stand-in holds the transfer, so that it still reports it once the transfer ended.
+        var urlTask = WeakURLTask()
+    }
+
+    struct WeakURLTask {
+        weak var value: TransferURLSessionTask?
     }
 
     enum StopReason: Sendable {
         case cancelled
-        case timedOut
+        /// No progress, or the whole transfer, took longer than `timeout` seconds.
+        case timedOut(TimeInterval)
+    }
+
+    /// Where the transfer is, for ``task``'s `state`.
+    enum Phase {
+        case running
+        case cancelling
+        case completed
     }
 
     private let state: Mutex<State>
@@ -74,6 +97,83 @@ public final class SessionDataTask: Sendable {
     /// an unstarted transfer of `url` (see ``init(unstartedFor:downloader:)``) and token 0.
     static func cancellationBeforeStart(url: URL, downloader: ImageDownloader) -> KingfisherError {
         .requestError(reason: .taskCancelled(task: SessionDataTask(unstartedFor: url, downloader: downloader), token: 0))
+    }
+
+    /// The transfer as a `URLSessionDataTask`, what ``SessionDelegate``'s hooks are given.
+    ///
+    /// Linux difference from Kingfisher: the transfer runs on AsyncHTTPClient, and
+    /// FoundationNetworking's data tasks can only be made by a URLSession that would send them, so
+    /// this is a stand-in subclass. Its `originalRequest`, `currentRequest`, `response`,
+    /// `countOfBytesReceived`, `countOfBytesExpectedToReceive` and `state` are the transfer's,
+    /// `taskIdentifier` is unique in the process, `cancel()` cancels the transfer for every caller,
+    /// and `resume()` and `suspend()` do nothing. Every read gives the same object while one is
+    /// held (the hooks of one transfer all get the same).
+    public var task: URLSessionDataTask {
+        state.withLock { state in
+            if let task = state.urlTask.value { return task }
+            let task = TransferURLSessionTask(self)
+            state.urlTask.value = task
+            return task
+        }
+    }
+
+    /// The body bytes received so far; the whole body once the transfer ended.
+    public var mutableData: Data { state.withLock { $0.data } }
+
+    /// How the transfer went on the network; set when it ended with a 2xx response, `nil` before
+    /// and after a failure. See ``NetworkMetrics``.
+    public var metrics: NetworkMetrics? { state.withLock { $0.metrics } }
+
+    /// The request last sent, after redirects.
+    var currentRequest: URLRequest? { state.withLock { $0.currentRequest } }
+
+    /// The last response received, as Foundation's type.
+    var lastResponse: HTTPURLResponse? { state.withLock { $0.lastHead }?.urlResponse }
+
+    /// The body length the last response declared; -1 when unknown.
+    var expectedBytes: Int64 { state.withLock { $0.expectedBytes } }
+
+    var phase: Phase {
+        state.withLock { state in
+            if state.finished { return .completed }
+            return state.stopReason == nil ? .running : .cancelling
+        }
+    }
+
+    /// Records the request about to be sent.
+    func recordSending(_ request: URLRequest) {
+        state.withLock { $0.currentRequest = request }
+    }
+
+    /// Records a response head and the body length it declares.
+    func recordResponse(_ head: ResponseHead, expectedBytes: Int64) {
+        state.withLock { state in
+            state.lastHead = head
+            state.expectedBytes = expectedBytes
+            state.data = Data()
+        }
+    }
+
+    /// Makes room for a body of `count` bytes.
+    func reserveBody(_ count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.data.reserveCapacity(count) }
+    }
+
+    /// Appends body bytes; returns the count received so far.
+    func appendBody(_ bytes: UnsafeRawBufferPointer) -> Int64 {
+        state.withLock { state in
+            state.data.append(contentsOf: bytes)
+            return Int64(state.data.count)
+        }
+    }
+
+    /// Records the end of the transfer and its metrics (`nil` for a failure).
+    func recordFinish(metrics: NetworkMetrics?) {
+        state.withLock { state in
+            state.finished = true
+            state.metrics = metrics
+        }
     }
 
     /// Whether the transfer still takes callers: `false` once its body arrived or every caller
@@ -134,10 +234,10 @@ public final class SessionDataTask: Sendable {
     }
 
     /// Stops the transfer because nothing arrived in time; callers get the timeout error.
-    func stopForTimeout() {
+    func stopForTimeout(_ timeout: TimeInterval) {
         let runner = state.withLock { state -> Task<Void, Never>? in
             guard state.stopReason == nil else { return nil }
-            state.stopReason = .timedOut
+            state.stopReason = .timedOut(timeout)
             return state.runner
         }
         runner?.cancel()

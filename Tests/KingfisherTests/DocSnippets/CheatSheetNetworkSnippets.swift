@@ -30,7 +30,7 @@ import Kingfisher
 
     func downloaderSettings(imageView: AvatarView, url: URL, pem: String) throws {
         // snippet: cheat-downloader-settings
-        let downloader = try ImageDownloader(name: "images", maxConnectionsPerHost: 4)
+        let downloader = ImageDownloader(name: "images", maxConnectionsPerHost: 4)
         downloader.downloadTimeout = 30                       // seconds without a byte (15 by default)
         downloader.maximumResponseSize = 20 * 1024 * 1024     // 100 MB by default
         downloader.trustedHosts = ["images.internal.example"] // self-signed servers, by host

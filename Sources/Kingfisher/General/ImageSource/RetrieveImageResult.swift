@@ -15,12 +15,16 @@ public struct RetrieveImageResult: Sendable {
     /// or disk hit what the request's cache serializer makes of the image (encoded when called, not
     /// before). `nil` when the serializer cannot encode the image.
     public let data: @Sendable () -> Data?
+    /// How the download went on the network, for an image that was downloaded
+    /// (``cacheType`` `.none` from a network source); `nil` otherwise.
+    public let metrics: NetworkMetrics?
 
     /// A result; `data` defaults to none.
     public init(
         image: KFCrossPlatformImage, cacheType: CacheType, source: Source, originalSource: Source,
-        data: @escaping @Sendable () -> Data? = { nil }
+        data: @escaping @Sendable () -> Data? = { nil }, metrics: NetworkMetrics? = nil
     ) {
+        self.metrics = metrics
         self.image = image
         self.cacheType = cacheType
         self.source = source
