@@ -25,7 +25,7 @@ struct ServerSideSwiftSnippets {
         cache.memoryStorage.config.expiration = .seconds(600)
         cache.diskStorage.config.sizeLimit = 1024 * 1024 * 1024          // encoded files, in bytes
         cache.diskStorage.config.expiration = .days(30)
-        let downloader = try ImageDownloader(name: "avatars", maxConnectionsPerHost: 16)
+        let downloader = ImageDownloader(name: "avatars", maxConnectionsPerHost: 16)
         downloader.downloadTimeout = 10                                  // seconds without a byte
         downloader.maximumResponseSize = 20 * 1024 * 1024
         return KingfisherManager(downloader: downloader, cache: cache)
