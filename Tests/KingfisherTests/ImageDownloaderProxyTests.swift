@@ -26,23 +26,7 @@ import FoundationNetworking
     @Test func plainHTTPGoesThroughTheHTTPProxy() async throws {
         try await Self.withProxy { proxy in
             try await DownloaderKit.run { server, downloader in
-                server.route("/a.png", .ok(DownloaderKit.png))
-                let configuration = URLSessionConfiguration.ephemeral
-                configuration.connectionProxyDictionary = proxy.proxyDictionary(http: true, https: false)
-                downloader.sessionConfiguration = configuration
-                let result = try await downloader.downloadImage(with: server.url("/a.png"))
-                #expect(result.originalData == DownloaderKit.png)
-                #expect(server.requestCount(for: "/a.png") == 1)
-                let refusing = try RefusingPort()
-                defer { refusing.close() }
-                var dead = proxy.proxyDictionary(http: true, https: false)
-                dead["HTTPPort"] = refusing.port
-                configuration.connectionProxyDictionary = dead
-                downloader.sessionConfiguration = configuration
-                await #expect(throws: KingfisherError.self) {
-                    try await downloader.downloadImage(with: server.url("/a.png"))
-                }
-                #expect(server.requestCount(for: "/a.png") == 1)
+                try await Self.downloadsThrough(proxy, https: false, server, downloader)
             }
         }
     }
@@ -50,27 +34,35 @@ import FoundationNetworking
     @Test func httpsIsTunnelledThroughTheHTTPSProxy() async throws {
         try await Self.withProxy { proxy in
             try await ImageDownloaderTLSTests.run { server, downloader in
-                server.route("/a.png", .ok(DownloaderKit.png))
                 downloader.trustedHosts = ["localhost"]
-                let configuration = URLSessionConfiguration.ephemeral
-                configuration.connectionProxyDictionary = proxy.proxyDictionary(http: false, https: true)
-                downloader.sessionConfiguration = configuration
-                let result = try await downloader.downloadImage(with: server.url("/a.png"))
-                #expect(result.originalData == DownloaderKit.png)
-                #expect(server.requestCount(for: "/a.png") == 1)
-                // The HTTPS proxy is really used: one that refuses connections fails the download.
-                let refusing = try RefusingPort()
-                defer { refusing.close() }
-                var dead = proxy.proxyDictionary(http: false, https: true)
-                dead["HTTPSPort"] = refusing.port
-                configuration.connectionProxyDictionary = dead
-                downloader.sessionConfiguration = configuration
-                await #expect(throws: KingfisherError.self) {
-                    try await downloader.downloadImage(with: server.url("/a.png"))
-                }
-                #expect(server.requestCount(for: "/a.png") == 1)
+                try await Self.downloadsThrough(proxy, https: true, server, downloader)
             }
         }
+    }
+
+    /// Downloads from `server` through `proxy`'s HTTP or HTTPS entry, then through the same entry
+    /// pointed at a port that refuses connections: that download must fail without reaching the
+    /// origin, which shows the first went through the proxy.
+    private static func downloadsThrough(
+        _ proxy: TinyProxy, https: Bool, _ server: TestHTTPServer, _ downloader: ImageDownloader
+    ) async throws {
+        server.route("/a.png", .ok(DownloaderKit.png))
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.connectionProxyDictionary = proxy.proxyDictionary(http: !https, https: https)
+        downloader.sessionConfiguration = configuration
+        let result = try await downloader.downloadImage(with: server.url("/a.png"))
+        #expect(result.originalData == DownloaderKit.png)
+        #expect(server.requestCount(for: "/a.png") == 1)
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        var dead = proxy.proxyDictionary(http: !https, https: https)
+        dead[https ? "HTTPSPort" : "HTTPPort"] = refusing.port
+        configuration.connectionProxyDictionary = dead
+        downloader.sessionConfiguration = configuration
+        await #expect(throws: KingfisherError.self) {
+            try await downloader.downloadImage(with: server.url("/a.png"))
+        }
+        #expect(server.requestCount(for: "/a.png") == 1)
     }
 
     @Test func aDisabledOrAbsentProxyIsNotUsed() async throws {

@@ -64,8 +64,9 @@ import FoundationNetworking
 
     @Test func timeoutIntervalForResourceBoundsAWholeTransferThatKeepsProgressing() async throws {
         try await DownloaderKit.run { server, downloader in
-            // 2 KiB every 50 ms is progress for the idle timeout, but the whole body takes 3.75 s.
-            server.route("/slow.png", .slow(DownloaderKit.bigPNG.prefix(150_000), chunkSize: 2048, interval: 0.05))
+            // 2 KiB every 200 ms is progress for the idle timeout, but the whole body takes 15 s: far
+            // past the 0.5 s bound even when a loaded machine delays the downloader's watchdog.
+            server.route("/slow.png", .slow(DownloaderKit.bigPNG.prefix(150_000), chunkSize: 2048, interval: 0.2))
             let configuration = URLSessionConfiguration.ephemeral
             configuration.timeoutIntervalForResource = 0.5
             downloader.sessionConfiguration = configuration
