@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs them: the library's and the image server's suites, the
-# example package, the GTK adapter's and the gallery's suites in a real window under Xvfb, kf's
-# libcurl loader, kf serve's demo page in headless Chromium, and a few seconds of each fuzz target.
+# example package, the GTK adapter's and the gallery's suites in a real window under Xvfb, the
+# Vapor adapter's suite and its avatar example, kf's libcurl loader, kf serve's demo page in
+# headless Chromium, and a few seconds of each fuzz target.
 # tinyproxy is the real proxy the downloader's proxy tests start on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,13 @@ for package in Integrations/GTK Examples/Gallery; do
     swift build --package-path "$package" --scratch-path .build --build-tests
     xvfb-run -a -s "-screen 0 1280x1024x24" swift test --package-path "$package" --scratch-path .build --no-parallel
 done
+# KingfisherVapor, a package of its own so the core never depends on Vapor: XCTVapor's in-process
+# tester and a real Vapor server on 127.0.0.1, against an origin the tests start. Then the avatar
+# example, run once against Samples/ served on 127.0.0.1 (200, then 304, one download, clean stop).
+swift build --package-path Integrations/Vapor/KingfisherVapor --scratch-path .build --build-tests
+swift test --package-path Integrations/Vapor/KingfisherVapor --scratch-path .build --skip-build
+swift build --package-path Examples/VaporAvatar --scratch-path .build
+bash Examples/VaporAvatar/run-once.sh
 # KFCurlLoader, which loads libcurl for kf on first use, forwards every call with its arguments.
 bash scripts/check-curl-loader.sh
 # kf serve's demo page in a real browser: Debian's headless Chromium loads it and every image on it
