@@ -248,9 +248,9 @@ extension SessionDataTask {
 }
 
 /// The session delegate subclass a transfer calls, with the stand-ins its hooks are given.
+// `@unchecked Sendable`: all three are constants; the delegate is `@unchecked Sendable` itself, and
+// the session and task stand-ins guard their state (see URLSessionBox and TransferURLSessionTask).
 struct TransferHooks: @unchecked Sendable {
-    // `@unchecked Sendable`: the delegate is `@unchecked Sendable` itself, and the session and
-    // task stand-ins guard their state (see URLSessionBox and TransferURLSessionTask).
     let delegate: SessionDelegate
     let session: URLSession
     let task: URLSessionDataTask

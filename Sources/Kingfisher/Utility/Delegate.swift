@@ -12,9 +12,11 @@ import KingfisherSynchronization
 /// `@unchecked Sendable`: the two stored blocks are only read and written inside `blocks`, a
 /// `Mutex`. The blocks themselves are not `Sendable`; calling one from another thread than the
 /// one that registered it is the caller's choice, as in Kingfisher.
+// `@unchecked Sendable`: its only state is `blocks`, guarded by that `Mutex`.
 public final class Delegate<Input, Output>: @unchecked Sendable {
-    /// `@unchecked Sendable` so the pair can cross into and out of the `blocks` mutex, which is
-    /// the only place a `Blocks` value is stored.
+    /// The registered blocks.
+    // `@unchecked Sendable`: a `Blocks` value is stored only in `blocks`, a `Mutex`, which guards it;
+    // this lets the pair cross into and out of that lock.
     private struct Blocks: @unchecked Sendable {
         var sync: ((Input) -> Output?)?
         var async: ((Input) async -> Output?)?
