@@ -216,7 +216,7 @@ struct FetchCommand: ParsableCommand, HasOutputOptions {
                 failure = error
             }
         case .failure(let error)?:
-            failure = Retrieval.explained(error)
+            failure = error
         case nil:
             failure = Reason(description: "not retrieved")
         }

@@ -110,23 +110,3 @@ struct OriginalFormatSerializer: CacheSerializer {
         KingfisherWrapper<KFCrossPlatformImage>.image(data: data, options: options.imageCreatingOptions)
     }
 }
-
-extension Retrieval {
-    /// Why `error` happened, when it is a processor refusing downloaded bytes: the header's or the
-    /// decoder's own error (such as "the data is not PNG, JPEG, GIF, WebP, AVIF, HEIC or JPEG XL" or "truncated"), found
-    /// by reading the bytes again; otherwise (the bytes decode, so the processor itself failed)
-    /// `error` itself.
-    static func explained(_ error: KingfisherError) -> any Error {
-        guard case .processorError(reason: .processingFailed(let processor, .data(let data))) = error else { return error }
-        do {
-            if processor is HeaderCheck {
-                _ = try ImageHeader(data: data)
-            } else {
-                _ = try KFCrossPlatformImage(data: data)
-            }
-            return error
-        } catch let refusal {
-            return refusal
-        }
-    }
-}

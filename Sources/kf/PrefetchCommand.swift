@@ -132,7 +132,7 @@ struct PrefetchCommand: ParsableCommand, HasOutputOptions {
             switch records[index] {
             case .failed(let error)?:
                 printError("kf: \(names[index]): " + ErrorText.reason(
-                    of: Retrieval.explained(error), verbose: outputOptions.verbose, url: sources[index].url))
+                    of: error, verbose: outputOptions.verbose, url: sources[index].url))
             case let .cached(cacheType, took)?:
                 let what = cacheType.cached ? "skipped" : "completed"
                 outputOptions.note("\(names[index]): \(Retrieval.origin(of: sources[index], cacheType: cacheType)), \(what), \(milliseconds(took))")
