@@ -25,7 +25,7 @@ struct GuardedProcessor: ImageProcessor {
             do {
                 let header = try ImageHeader(data: data)
                 if let violation = violation(of: header) {
-                    failure.record(.processorError(reason: .imageLimitExceeded(format: header.format, violation: violation)))
+                    failure.record(KingfisherError.processorError(reason: .imageLimitExceeded(format: header.format, violation: violation)))
                     return nil
                 }
                 sourceFormat?.record(header.format)
@@ -54,15 +54,16 @@ struct GuardedProcessor: ImageProcessor {
     }
 }
 
-/// The reason a ``GuardedProcessor`` refused a source, shared with the job that asked.
+/// The reason a ``GuardedProcessor`` or a ``RenditionProcessor`` refused a source, shared with the
+/// job that asked: a ``KingfisherError``, or an ``ImageServerError`` answered as it is.
 final class FailureBox: Sendable {
-    private let value = Mutex<KingfisherError?>(nil)
+    private let value = Mutex<(any Error)?>(nil)
 
     /// Keeps `error`.
-    func record(_ error: KingfisherError) {
+    func record(_ error: any Error) {
         value.withLock { $0 = error }
     }
 
     /// The error kept, if any.
-    var error: KingfisherError? { value.withLock { $0 } }
+    var error: (any Error)? { value.withLock { $0 } }
 }

@@ -113,8 +113,8 @@ struct RenditionProcessor: ImageProcessor {
     private func allows(width: Int, height: Int) -> Bool {
         let pixels = max(width, 1).multipliedReportingOverflow(by: max(height, 1))
         guard pixels.overflow || pixels.partialValue > maxOutputPixels else { return true }
-        failure.record(.processorError(reason: .imageLimitExceeded(
-            format: .unknown, violation: .pixelsPerFrame(width: width, height: height, limit: maxOutputPixels))))
+        failure.record(ImageServerError(.unprocessableContent,
+            "the requested image would be \(width)×\(height), over the limit of \(maxOutputPixels) pixels per frame (kf serve --max-pixels)"))
         return false
     }
 

@@ -65,10 +65,6 @@ extension ImageServerError {
 
     private init(processor reason: KingfisherError.ProcessorErrorReason) {
         switch reason {
-        case .imageLimitExceeded(.unknown, .pixelsPerFrame(let width, let height, let limit)):
-            // Recorded before decoding, about the size the request asks for (RenditionProcessor).
-            self.init(.unprocessableContent,
-                      "the requested image would be \(width)×\(height), over the limit of \(limit) pixels per frame (kf serve --max-pixels)")
         case .imageLimitExceeded(let format, let violation):
             self.init(.unprocessableContent, "the \(format) source is over a limit: \(violation) (kf serve --max-pixels, --max-frames)")
         case .emptyImageData:
