@@ -44,6 +44,12 @@ let package = Package(
             name: "CGIFLib",
             providers: [.apt(["libgif-dev"])]
         ),
+        // PNG's fast paths: one-call inflate and deflate, and CRC-32.
+        .systemLibrary(
+            name: "CLibDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
         .systemLibrary(
             name: "CLibWebP",
             pkgConfig: "libwebp",
@@ -65,7 +71,7 @@ let package = Package(
         .target(
             name: "Kingfisher",
             dependencies: [
-                "KingfisherSynchronization", "KingfisherCShims", "CLibPNG", "CGIFLib", "CLibWebP",
+                "KingfisherSynchronization", "KingfisherCShims", "CLibPNG", "CLibDeflate", "CGIFLib", "CLibWebP",
                 "CLibAVIF", "CLibHEIF", "CLibJXL", "CLCMS2",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -9,7 +9,7 @@
 # to run again.
 set -euo pipefail
 
-packages=(pkg-config libjpeg62-turbo-dev libpng-dev libgif-dev libwebp-dev libcurl4-openssl-dev libstdc++-12-dev
+packages=(pkg-config libjpeg62-turbo-dev libpng-dev libdeflate-dev libgif-dev libwebp-dev libcurl4-openssl-dev libstdc++-12-dev
           libavif-dev libheif-dev libjxl-dev liblcms2-dev "$@")
 missing=()
 for package in "${packages[@]}"; do

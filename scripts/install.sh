@@ -10,7 +10,7 @@
 #
 # The Swift runtime, Foundation, Dispatch and libstdc++ are linked in. The installed kf still loads
 # from the system glibc (libc, libm), libgcc_s, zlib and the libraries of its codecs (libjpeg-turbo,
-# libpng, giflib, libwebp), as `ldd PREFIX/bin/kf` lists, and opens libavif, libheif, libjxl,
+# libpng, libdeflate, giflib, libwebp), as `ldd PREFIX/bin/kf` lists, and opens libavif, libheif, libjxl,
 # liblcms2 and libcurl only when a command needs them. Run scripts/install-deps.sh first on a
 # machine that lacks their -dev packages.
 set -euo pipefail

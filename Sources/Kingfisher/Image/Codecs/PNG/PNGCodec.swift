@@ -56,9 +56,16 @@ enum PNGCodec: ImageCodec {
     ///
     /// With `refusesExtraData` (an APNG frame), image data that inflates to more than the image's
     /// rows is an error; libpng only warns of it, and a still PNG is decoded anyway, as browsers do.
-    static func decodePixels(_ data: Data, options: ImageCreatingOptions,
-                             refusesExtraData: Bool = false) throws -> (frame: ImageFrame, opaque: Bool) {
-        try readHeader(data) { image in
+    ///
+    /// The common still PNG takes the libdeflate path (see ``PNGDeflateDecoder``) unless
+    /// `allowsFastPath` is false; whatever it declines goes through libpng, and so do APNG frames
+    /// (`refusesExtraData`), since libdeflate stops at the end of the stream without a word.
+    static func decodePixels(_ data: Data, options: ImageCreatingOptions, refusesExtraData: Bool = false,
+                             allowsFastPath: Bool = true) throws -> (frame: ImageFrame, opaque: Bool) {
+        if allowsFastPath, !refusesExtraData, let decoded = try PNGDeflateDecoder.decode(data, options: options) {
+            return decoded
+        }
+        return try readHeader(data) { image in
             let width = Int(image.pointee.width)
             let height = Int(image.pointee.height)
             try options.limits.checkFrame(width: width, height: height, format: format)
