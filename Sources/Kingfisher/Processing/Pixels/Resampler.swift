@@ -12,11 +12,21 @@ import Foundation
 enum Resampler {
     /// `frame` resampled to `width` × `height` pixels, keeping its duration; the frame itself when the
     /// size is unchanged. Both dimensions must be positive.
+    ///
+    /// A reduction by 3× or more first averages blocks (see ``BoxReduction``) and leaves Lanczos the
+    /// last factor of 1.5 to 3.
     static func resample(_ frame: ImageFrame, width: Int, height: Int) -> ImageFrame {
         precondition(width > 0 && height > 0)
         if width == frame.width && height == frame.height { return frame }
+        let factor = BoxReduction.factor(width: frame.width, height: frame.height, outputWidth: width, outputHeight: height)
         let pixels = frame.pixels.withUnsafeBufferPointer { source in
-            resample(source, width: frame.width, height: frame.height, toWidth: width, height: height)
+            guard factor > 1 else {
+                return resample(source, width: frame.width, height: frame.height, toWidth: width, height: height)
+            }
+            let reduced = BoxReduction.reduce(source, width: frame.width, height: frame.height, factor: factor)
+            return reduced.pixels.withUnsafeBufferPointer {
+                resample($0, width: reduced.width, height: reduced.height, toWidth: width, height: height)
+            }
         }
         return ImageFrame(unchecked: width, height: height, pixels: pixels, duration: frame.duration)
     }
