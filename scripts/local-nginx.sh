@@ -23,7 +23,7 @@ http {
     fastcgi_temp_path $work/tmp;
     uwsgi_temp_path $work/tmp;
     scgi_temp_path $work/tmp;
-    types { image/jpeg jpg; }
+    types { image/jpeg jpg; image/png png; image/webp webp; image/avif avif; }
     server {
         listen 127.0.0.1:$port;
         root $work/www;

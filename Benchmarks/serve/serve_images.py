@@ -7,6 +7,9 @@
                                         an animated GIF; prints one file name a line
     serve_images.py photos DIR N        N photo-like 2040-px-wide JPEGs at quality 90 (the size of
                                         DIV2K's photos, imgproxy's benchmark set), photo-NNN.jpg
+    serve_images.py photos-FMT DIR N    the same N photos stored as FMT: png (Pillow's default
+                                        compression), webp (quality 90) or avif (Pillow's
+                                        default quality and speed), photo-NNN.FMT
     serve_images.py hd DIR N            N 1920x1080 JPEGs of gradients and seeded noise at quality
                                         85, img-NNN.jpg (bench-serve.sh's 1080p set)
 
@@ -71,10 +74,20 @@ def conformance(folder):
     print("\n".join(names))
 
 
-def photos(folder, count):
+# How each format of the photo set is written: (extension, Pillow save arguments).
+PHOTO_FORMATS = {
+    "jpeg": ("jpg", {"quality": 90}),
+    "png": ("png", {}),
+    "webp": ("webp", {"quality": 90}),
+    "avif": ("avif", {}),
+}
+
+
+def photos(folder, count, kind="jpeg"):
+    extension, arguments = PHOTO_FORMATS[kind]
     for index in range(count):
         height = 1356 if index % 3 else 1536
-        photo(2040, height, 100 + index, grain=25).save(f"{folder}/photo-{index:03d}.jpg", quality=90)
+        photo(2040, height, 100 + index, grain=25).save(f"{folder}/photo-{index:03d}.{extension}", **arguments)
 
 
 def hd(folder, count):
@@ -92,6 +105,8 @@ if __name__ == "__main__":
         conformance(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "photos":
         photos(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 4 and sys.argv[1].startswith("photos-") and sys.argv[1][7:] in PHOTO_FORMATS:
+        photos(sys.argv[2], int(sys.argv[3]), sys.argv[1][7:])
     elif len(sys.argv) == 4 and sys.argv[1] == "hd":
         hd(sys.argv[2], int(sys.argv[3]))
     else:
