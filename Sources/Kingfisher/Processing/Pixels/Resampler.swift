@@ -2,10 +2,11 @@ import Foundation
 
 /// High-quality separable resampling (Lanczos-3) of premultiplied RGBA8 bitmaps.
 ///
-/// The work streams output row by output row: the vertical filter mixes whole input rows into one
-/// `Float` row (a flat loop the compiler vectorises), then the horizontal filter turns that row into
+/// The work streams output row by output row: the vertical filter mixes whole input rows (each
+/// widened to floats once, in a ring of as many rows as the filter spans) into one `Float` row (a
+/// flat loop the compiler vectorises), then the horizontal filter turns that row into
 /// the output row while it is still in cache. No intermediate image is allocated: besides the
-/// output, memory is two float rows and the filter weights (linear in the sizes). The work is
+/// output, memory is the ring, two float rows and the filter weights (linear in the sizes). The work is
 /// linear in the input's pixel count (a Lanczos window spans 6 × the scale factor input pixels). All four channels are filtered alike, which is the correct maths
 /// on premultiplied pixels; Lanczos overshoot is then clamped to 0...255 and colour to at most
 /// alpha, so results are always valid premultiplied pixels. A constant image stays exactly constant.
@@ -43,6 +44,11 @@ enum Resampler {
         // One float row of input width (the vertical result), one of output width (the horizontal one).
         var scratch = [Float](repeating: 0, count: rowLength + outputRowLength)
 
+        // The input rows in use as floats, each converted once however many output rows read it,
+        // unless the filter spans so many rows of this width that the ring would pass 16 MB.
+        let rows = vertical.stride * rowLength <= FloatRowRing.largestFloatCount
+            ? FloatRowRing(rows: vertical.stride, rowLength: rowLength) : nil
+        defer { rows?.deallocate() }
         return PixelMemory.bytes(count: outputRowLength * outputHeight) { output in
             guard let sourceBase = source.baseAddress, let outputBase = output.baseAddress else { return }
             scratch.withUnsafeMutableBufferPointer { scratch in
@@ -51,8 +57,17 @@ enum Resampler {
                         guard let mixed = scratch.baseAddress else { return }
                         let filtered = mixed + rowLength
                         for y in 0..<outputHeight {
-                            mixRows(sourceBase + vStarts[y] * rowLength, rowLength: rowLength, count: vCounts[y],
-                                    weights: vWeights + y * vertical.stride, into: mixed)
+                            let first = vStarts[y]
+                            let count = vCounts[y]
+                            if let rows {
+                                for row in first..<(first + count) {
+                                    rows.load(row, from: sourceBase)
+                                }
+                                mixRows(rows, first: first, count: count, weights: vWeights + y * vertical.stride, into: mixed)
+                            } else {
+                                mixByteRows(sourceBase + first * rowLength, rowLength: rowLength, count: count,
+                                            weights: vWeights + y * vertical.stride, into: mixed)
+                            }
                             let target = outputBase + y * outputRowLength
                             if outputWidth == width {
                                 storeRow(mixed, count: outputRowLength, into: target)
@@ -68,12 +83,63 @@ enum Resampler {
         }
     }
 
-    /// `row[i] = Σ weights[k] · rows[k][i]` over `count` consecutive input rows starting at `first`.
+    /// `row[i] = Σ weights[k] · rows[first + k][i]` over `count` consecutive input rows held in `ring`.
+    ///
+    /// Up to four input rows per sweep cut the loads and stores of `row`; each sweep is a flat loop
+    /// that the compiler vectorises.
+    @inline(__always)
+    private static func mixRows(_ ring: FloatRowRing, first: Int, count: Int,
+                                weights: UnsafePointer<Float>, into row: UnsafeMutablePointer<Float>) {
+        let rowLength = ring.rowLength
+        var tap = 0
+        while tap < count {
+            let a = ring.row(first + tap)
+            let taps = min(count - tap, 4)
+            let accumulate = tap > 0
+            switch taps {
+            case 4:
+                let b = ring.row(first + tap + 1), c = ring.row(first + tap + 2), d = ring.row(first + tap + 3)
+                let wa = weights[tap], wb = weights[tap + 1], wc = weights[tap + 2], wd = weights[tap + 3]
+                if accumulate {
+                    for i in 0..<rowLength { row[i] += (a[i] * wa + b[i] * wb) + (c[i] * wc + d[i] * wd) }
+                } else {
+                    for i in 0..<rowLength { row[i] = (a[i] * wa + b[i] * wb) + (c[i] * wc + d[i] * wd) }
+                }
+            case 3:
+                let b = ring.row(first + tap + 1), c = ring.row(first + tap + 2)
+                let wa = weights[tap], wb = weights[tap + 1], wc = weights[tap + 2]
+                if accumulate {
+                    for i in 0..<rowLength { row[i] += (a[i] * wa + b[i] * wb) + c[i] * wc }
+                } else {
+                    for i in 0..<rowLength { row[i] = (a[i] * wa + b[i] * wb) + c[i] * wc }
+                }
+            case 2:
+                let b = ring.row(first + tap + 1)
+                let wa = weights[tap], wb = weights[tap + 1]
+                if accumulate {
+                    for i in 0..<rowLength { row[i] += a[i] * wa + b[i] * wb }
+                } else {
+                    for i in 0..<rowLength { row[i] = a[i] * wa + b[i] * wb }
+                }
+            default:
+                let wa = weights[tap]
+                if accumulate {
+                    for i in 0..<rowLength { row[i] += a[i] * wa }
+                } else {
+                    for i in 0..<rowLength { row[i] = a[i] * wa }
+                }
+            }
+            tap += taps
+        }
+    }
+
+    /// `row[i] = Σ weights[k] · rows[k][i]` over `count` consecutive input rows starting at `first`,
+    /// read as bytes: for filters whose ring of float rows would be too large.
     ///
     /// Up to four input rows per sweep cut the loads and stores of `row`; each sweep is a flat loop
     /// that the compiler vectorises, bytes widened to floats in registers.
     @inline(__always)
-    private static func mixRows(_ first: UnsafePointer<UInt8>, rowLength: Int, count: Int,
+    private static func mixByteRows(_ first: UnsafePointer<UInt8>, rowLength: Int, count: Int,
                                 weights: UnsafePointer<Float>, into row: UnsafeMutablePointer<Float>) {
         var tap = 0
         while tap < count {
