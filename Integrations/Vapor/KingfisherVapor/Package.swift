@@ -19,6 +19,7 @@ let package = Package(
             name: "KingfisherVapor",
             dependencies: [
                 .product(name: "Kingfisher", package: "Kingfisher"),
+                .product(name: "KingfisherServer", package: "Kingfisher"),
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
