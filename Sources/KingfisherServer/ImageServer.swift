@@ -9,7 +9,8 @@ import Logging
 /// `/health` and `/metrics` beside them.
 ///
 /// Mount it in any Hummingbird application with ``addRoutes(to:)``; `kf serve` is an application
-/// with nothing else in it. The server fetches origins through `manager` (its downloader is set
+/// with nothing else in it. Another framework hands its requests to ``response(to:)``, which
+/// answers them with the same code. The server fetches origins through `manager` (its downloader is set
 /// to the configured size limit and timeout, with redirects off) and keeps rendered images in
 /// memory and in the manager's disk cache. Call ``shutdown()`` (or run an ``ImageServerService``) when done.
 public final class ImageServer: Sendable {
@@ -90,23 +91,20 @@ public final class ImageServer: Sendable {
             _ = router.add(middleware: GrammarMountMiddleware<Context>(server: self))
         }
         router.get("healthcheck") { [self] request, _ in
-            answer(request, route: .health) { healthResponse(healthy: "WORKING") }
+            await answer(request, route: .health(healthy: "WORKING"))
         }
         router.get("health") { [self] request, _ in
-            answer(request, route: .health) { healthResponse(healthy: "ok\n") }
+            await answer(request, route: .health(healthy: "ok\n"))
         }
         router.get("metrics") { [self] request, _ in
-            answer(request, route: .metrics) {
-                Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
-            }
+            await answer(request, route: .metrics)
         }
         if !configuration.rootIsMounted {
             router.get(":signature/:format/:spec/:source") { [self] request, _ in
-                await respond(to: request, grammar: nativeGrammar, rawPath: Self.lastSegments(4, of: request.uri.path))
+                await answer(request, route: .image(nativeGrammar, rawPath: Self.lastSegments(4, of: request.uri.path)))
             }
             router.head(":signature/:format/:spec/:source") { [self] request, _ in
-                await respond(to: request, grammar: nativeGrammar, rawPath: Self.lastSegments(4, of: request.uri.path))
+                await answer(request, route: .image(nativeGrammar, rawPath: Self.lastSegments(4, of: request.uri.path)))
             }
         }
         if let samples = configuration.demoSamples {
@@ -115,7 +113,7 @@ public final class ImageServer: Sendable {
     }
 
     /// A middleware that answers the requests no route matched: `404` for a path the server does
-    /// not serve and `405` (with `Allow: GET`) for a method other than GET, each with a one-line
+    /// not serve and `405` (with `Allow: GET, HEAD`) for a method other than GET and HEAD, each with a one-line
     /// reason like the server's other refusals, logged and counted in ``metrics`` like its routes.
     ///
     /// Add it to the router before ``addRoutes(to:)`` (as ``makeApplication(host:port:onServerRunning:)``
@@ -127,15 +125,6 @@ public final class ImageServer: Sendable {
     /// The path to request for `source` processed by `spec` in `format`, signed with the server's key.
     public func path(for source: URL, spec: String, format: OutputFormat) -> String {
         ImagePath(source: source, spec: spec, format: format, signer: signer).path
-    }
-
-    /// `200` with `healthy`, or `503 draining` once draining started.
-    func healthResponse(healthy: String) -> Response {
-        let draining = isDraining
-        return Response(
-            status: draining ? .serviceUnavailable : .ok,
-            headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: draining ? "draining" : healthy)))
     }
 
     /// Stops the downloader; later origin fetches fail.
@@ -159,47 +148,9 @@ public final class ImageServer: Sendable {
         return Substring(path)
     }
 
-    /// Answers one image request in `grammar`, logging it and recording its metrics; never throws.
-    func respond(to request: Request, grammar: any RenditionGrammar, rawPath: Substring) async -> Response {
-        let start = ContinuousClock.now
-        metrics.requestStarted()
-        var tier: CacheTier?
-        var reason: String?
-        let response: Response
-        do {
-            (response, tier) = try await imageResponse(to: request, grammar: grammar, rawPath: rawPath)
-        } catch {
-            let failure = error as? ImageServerError ?? ImageServerError(.internalServerError, "\(error)")
-            reason = failure.reason
-            response = failure.response()
-        }
-        metrics.requestEnded()
-        record(request, route: .image, response: response, since: start, tier: tier, reason: reason, grammar: grammar.name)
-        return response
-    }
-
-    /// Answers a request to one of the server's other routes with `body`, logged and counted.
-    /// A health check's `503 draining` is logged at `info`, like its `200`: it is expected.
-    func answer(_ request: Request, route: ServerRoute, _ body: () -> Response) -> Response {
-        let start = ContinuousClock.now
-        let response = body()
-        let draining = route == .health && response.status == .serviceUnavailable
-        record(request, route: route, response: response, since: start, tier: nil, reason: draining ? "draining" : nil,
-               level: draining ? .info : nil)
-        return response
-    }
-
-    /// Logs the one line of an answered request and counts it in the metrics.
-    func record(
-        _ request: Request, route: ServerRoute, response: Response, since start: ContinuousClock.Instant,
-        tier: CacheTier?, reason: String?, grammar: String? = nil, level: Logger.Level? = nil
-    ) {
-        let elapsed = ContinuousClock.now - start
-        let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-        metrics.recordRequest(route: route, status: Int(response.status.code), nanoseconds: nanoseconds, grammar: grammar)
-        RequestLog.write(
-            to: logger, request: request, status: Int(response.status.code),
-            bytes: response.body.contentLength ?? 0, nanoseconds: nanoseconds, tier: tier, reason: reason,
-            client: RequestClient.address, grammar: grammar, level: level)
+    /// Answers a Hummingbird request on `route` (see ``response(to:)``): the one answer every
+    /// framework gets, logged with the client ``ReplicaMiddleware`` resolved.
+    func answer(_ request: Request, route: ImageServerRoute) async -> Response {
+        Response(await respond(to: ImageServerRequest(request), route: route, client: RequestClient.address))
     }
 }

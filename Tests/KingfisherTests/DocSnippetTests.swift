@@ -11,11 +11,12 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Where snippets live: one folder per test target that compiles them (the server's routes
-    /// need KingfisherServer, the GTK adapter its own package, built by scripts/test.sh).
+    /// need KingfisherServer, the GTK and Vapor adapters their own packages, built by scripts/test.sh).
     static let snippetFolders = [
         "Tests/KingfisherTests/DocSnippets",
         "Tests/KingfisherServerTests/DocSnippets",
         "Integrations/GTK/Tests/KingfisherGTKTests/DocSnippets",
+        "Integrations/Vapor/KingfisherVapor/Tests/KingfisherVaporTests/DocSnippets",
     ]
 
     /// README.md and every docs/*.md, parsed.

@@ -32,7 +32,8 @@ public struct ImageServerConfiguration: Sendable {
     /// counts it; the default is ``defaultAVIFSpeed``.
     public var avifSpeed: Int
     /// Other URL grammars (thumbor's, imgproxy's) and where they are served. A mount at `/`
-    /// replaces the server's own grammar at the root.
+    /// replaces the server's own grammar at the root. The prefixes are absolute paths for
+    /// ``ImageServer/addRoutes(to:)``, and relative to the mount point for ``ImageServer/response(to:)``.
     public var mounts: [GrammarMount]
     /// Redirects followed from an origin, each hop checked against the allow-list and the address
     /// rules again; 0 refuses redirects.

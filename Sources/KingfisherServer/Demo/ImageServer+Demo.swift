@@ -10,10 +10,11 @@ extension ImageServer {
     func addDemoRoutes<Context: RequestContext>(to router: some RouterMethods<Context>, samples: [URL]) {
         let page = DemoPage.html(samples: samples)
         router.get("") { [self] request, _ in
-            answer(request, route: .demo) {
-                Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                         body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
-            }
+            let start = ContinuousClock.now
+            let response = Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                                    body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
+            recordDemo(request, response: response, since: start, reason: nil)
+            return response
         }
         router.get("demo/sign") { [self] request, _ in
             let start = ContinuousClock.now
@@ -24,11 +25,17 @@ extension ImageServer {
             } catch {
                 let failure = error as? ImageServerError ?? ImageServerError(.badRequest, "\(error)")
                 reason = failure.reason
-                response = failure.response()
+                response = Response(failure.response())
             }
-            record(request, route: .demo, response: response, since: start, tier: nil, reason: reason)
+            recordDemo(request, response: response, since: start, reason: reason)
             return response
         }
+    }
+
+    /// Logs and counts a request to the demo page or its signer.
+    private func recordDemo(_ request: Request, response: Response, since start: ContinuousClock.Instant, reason: String?) {
+        record(method: request.method, path: request.uri.path, route: .demo, status: response.status,
+               bytes: response.body.contentLength ?? 0, since: start, tier: nil, reason: reason, client: RequestClient.address)
     }
 
     /// `{"path": "..."}` for the query's source, spec and format; 400 or 403 when they cannot be served.

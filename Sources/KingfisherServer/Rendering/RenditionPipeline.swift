@@ -122,7 +122,12 @@ final class RenditionPipeline: Sendable {
             metrics.recordUpstream(bytes: received.withLock { $0 })
             if let refusal = redirects?.refusal(for: source) { throw refusal }
             let refusal = guarded.failure.error ?? (processor as? RenditionProcessor)?.failure.error
-            throw ImageServerError(mapping: refusal ?? error, source: source)
+            var failure = ImageServerError(mapping: refusal ?? error, source: source)
+            if case .processorError(.imageLimitExceeded)? = (refusal ?? error) as? KingfisherError {
+                // The decoding limits are the ones this server was started with.
+                failure.reason += " (kf serve --max-pixels, --max-frames)"
+            }
+            throw failure
         }
         metrics.recordUpstream(bytes: received.withLock { $0 })
         // An origin that allows no caching (max-age=0) leaves the rendition expired at once: its

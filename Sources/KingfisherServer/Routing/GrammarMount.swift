@@ -43,7 +43,7 @@ struct GrammarMountMiddleware<Context: RequestContext>: RouterMiddleware {
         let path = Substring(request.uri.path)
         for mount in server.configuration.mounts {
             if let rawPath = mount.rawPath(below: path) {
-                return await server.respond(to: request, grammar: mount.grammar, rawPath: rawPath)
+                return await server.answer(request, route: .image(mount.grammar, rawPath: rawPath))
             }
         }
         return try await next(request, context)

@@ -1,13 +1,15 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
 import Kingfisher
+import NIOCore
 
 extension ImageServer {
     /// Parses the request in `grammar`, checks its source, gets the rendition and builds the answer:
     /// `200` with the image (headers only for `HEAD`), or `304` when `If-None-Match` names its entity
     /// tag or, without one, `If-Modified-Since` is not older than it.
-    func imageResponse(to request: Request, grammar: any RenditionGrammar, rawPath: Substring) async throws -> (Response, CacheTier) {
+    func imageResponse(
+        to request: ImageServerRequest, grammar: any RenditionGrammar, rawPath: Substring
+    ) async throws -> (ImageServerResponse, CacheTier) {
         let rendition = try grammar.request(forRawPath: rawPath)
         if let expires = rendition.headers.expires, expires < Date() {
             throw ImageServerError(.notFound, "the URL expired at \(Self.httpDate(expires))")
@@ -18,7 +20,7 @@ extension ImageServer {
         }
         let processor = try RenditionProcessor(operations: rendition.operations,
                                                maxOutputPixels: configuration.limits.maxPixelsPerFrame)
-        let rendering = Self.rendering(of: rendition.output, accept: request.headers[.accept])
+        let rendering = Self.rendering(of: rendition.output, accept: request.headerFields[.accept])
         var encoding = pipeline.encoding
         if let quality = rendition.quality { encoding.compressionQuality = min(max(quality, 0.01), 1) }
         let host = rendition.source.host ?? ""
@@ -47,19 +49,19 @@ extension ImageServer {
             let safe = stem.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline }
             headers[.contentDisposition] = "\(disposition); filename=\"\(safe).\(answer.fileExtension)\""
         }
-        if Self.isNotModified(request, answer) {
-            return (Response(status: .notModified, headers: headers), tier)
+        if Self.isNotModified(request.headerFields, answer) {
+            return (ImageServerResponse(status: .notModified, headerFields: headers), tier)
         }
         headers[.contentType] = answer.contentType
         headers[.contentLength] = String(answer.bytes.count)
-        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.bytes))
-        return (Response(status: .ok, headers: headers, body: body), tier)
+        let body = request.method == .head ? ByteBuffer() : ByteBuffer(bytes: answer.bytes)
+        return (ImageServerResponse(status: .ok, headerFields: headers, body: body), tier)
     }
 
     /// Whether the client's validators say it holds `answer` already.
-    static func isNotModified(_ request: Request, _ answer: Rendition) -> Bool {
-        if let ifNoneMatch = request.headers[.ifNoneMatch] { return answer.matches(ifNoneMatch: ifNoneMatch) }
-        guard let since = request.headers[.ifModifiedSince].flatMap(parseHTTPDate) else { return false }
+    static func isNotModified(_ headers: HTTPFields, _ answer: Rendition) -> Bool {
+        if let ifNoneMatch = headers[.ifNoneMatch] { return answer.matches(ifNoneMatch: ifNoneMatch) }
+        guard let since = headers[.ifModifiedSince].flatMap(parseHTTPDate) else { return false }
         return answer.lastModified.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
     }
 

@@ -2,9 +2,15 @@ import Foundation
 import Kingfisher
 
 extension ImageServerError {
-    /// The answer for a failed job: a server error passes through; a ``KingfisherError`` becomes
-    /// the status of the stage that failed (404/502 origin, 413 size, 422 image, 504 timeout).
-    init(mapping error: any Error, source: URL) {
+    /// The answer for a failed retrieval of `source`: the status of the stage that failed and a
+    /// one-line reason, the mapping `kf serve` answers with and the Vapor adapter's `Abort` uses.
+    ///
+    /// An ``ImageServerError`` passes through. A ``KingfisherError`` becomes 404 when the origin
+    /// has no such image (it answered 404 or 410), 502 for any other origin failure, 504 when the
+    /// origin sent nothing in time, 413 for a source over the size limit, 422 for a source that is
+    /// over a decoding limit or does not decode, 400 for a request that cannot be made, and 503
+    /// when the retrieval was cancelled (as is a `CancellationError`); any other error is a 500.
+    public init(mapping error: any Error, source: URL) {
         if let error = error as? ImageServerError {
             self = error
             return
@@ -66,7 +72,7 @@ extension ImageServerError {
     private init(processor reason: KingfisherError.ProcessorErrorReason) {
         switch reason {
         case .imageLimitExceeded(let format, let violation):
-            self.init(.unprocessableContent, "the \(format) source is over a limit: \(violation) (kf serve --max-pixels, --max-frames)")
+            self.init(.unprocessableContent, "the \(format) source is over a limit: \(violation)")
         case .emptyImageData:
             self.init(.unprocessableContent, "the origin sent no image bytes")
         case .unknownImageFormat:

@@ -1,4 +1,6 @@
-import Hummingbird
+import Foundation
+import HTTPTypes
+import NIOCore
 
 /// A refused or failed image request: the status to answer and a one-line reason for the body and the log.
 public struct ImageServerError: Error, Sendable, CustomStringConvertible {
@@ -19,13 +21,13 @@ public struct ImageServerError: Error, Sendable, CustomStringConvertible {
     /// `STATUS reason`.
     public var description: String { "\(status.code) \(reason)" }
 
-    /// The plain-text response: the reason on one line.
-    func response() -> Response {
+    /// The plain-text answer: the reason on one line.
+    func response() -> ImageServerResponse {
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; charset=utf-8"
         headers[.cacheControl] = "no-store"
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         let line = reason.replacingOccurrences(of: "\n", with: " ") + "\n"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: line)))
+        return ImageServerResponse(status: status, headerFields: headers, body: ByteBuffer(string: line))
     }
 }
