@@ -65,8 +65,10 @@ import Testing
         .init("filters:quality( 150 )/\(image)", source, "q=1.0"),
         .init("filters:format(JPG)/\(image)", source, "out=jpeg"),
         .init("filters:format('png')/\(image)", source, "out=png"),
-        .init("filters:format(heic)/\(image)", source, ""),
-        .init("filters:format(heif)/\(image)", source, ""),
+        .init("filters:format(heic)/\(image)", source, "q=0.75"),
+        .init("filters:format(heif)/\(image)", source, "q=0.75"),
+        .init("filters:quality(90):format(HEIC)/\(image)", source, "q=0.9"),
+        .init("filters:format(heic):format(png)/\(image)", source, "out=png"),
         .init("filters:format(jxl)/\(image)", source, "out=jxl"),
         .init("filters:format(avif)/\(image)", source, "out=avif"),
         .init("filters:format(webp):format(bmp)/\(image)", source, ""),
@@ -182,7 +184,7 @@ import Testing
         let both = ThumborGrammar(securityKey: nil, allowsUnsafe: true, autoWebP: true, autoAVIF: true)
         #expect(Self.summary(try both.request(forRawPath: "/unsafe/\(Self.image)")) == "out=webp+avif+source")
         #expect(Self.summary(try both.request(forRawPath: "/unsafe/filters:format(png)/\(Self.image)")) == "out=png")
-        #expect(Self.summary(try both.request(forRawPath: "/unsafe/filters:format(heic)/\(Self.image)")) == "")
+        #expect(Self.summary(try both.request(forRawPath: "/unsafe/filters:format(heic)/\(Self.image)")) == "q=0.75")
         #expect(Self.summary(try both.request(forRawPath: "/unsafe/filters:format(bmp)/\(Self.image)")) == "out=webp+avif+source")
         let avif = ThumborGrammar(securityKey: nil, allowsUnsafe: true, autoAVIF: true)
         #expect(try avif.request(forRawPath: "/unsafe/\(Self.image)").output == .sourceOrAccepted([.AVIF]))

@@ -115,8 +115,9 @@ extension ThumborGrammar {
     }
 
     /// `format(F)`: thumbor's formats plus `jxl`; HEIC/HEIF, which the server does not write, keep
-    /// the source's format, as thumbor answers when its engine has no HEIF encoder (pillow-heif),
-    /// and an unknown name puts the output back to the source's format, as thumbor does.
+    /// the source's format (at ``ThumborGrammar/heifQuality`` unless `quality()` is given), as thumbor
+    /// answers when its engine has no HEIF encoder (pillow-heif), and an unknown name puts the
+    /// output back to the source's format, as thumbor does.
     static func output(named name: String) -> RenditionOutput {
         switch name.lowercased() {
         case "jpeg", "jpg": return .fixed(.JPEG)

@@ -71,10 +71,19 @@ public struct ThumborGrammar: RenditionGrammar {
             if strictFilters, let name = request.unsupportedFilters.first {
                 throw ImageServerError(.badRequest, "kf serve does not apply thumbor's \(name)() filter (--strict-filters)")
             }
+            var heif = false, namesQuality = false
             for call in ThumborFilterCall.calls(in: text) {
-                if call.name == "format", Self.formatNames.contains(call.arguments[0].lowercased()) { namesFormat = true }
+                if call.name == "format" {
+                    let name = call.arguments[0].lowercased()
+                    if Self.formatNames.contains(name) { namesFormat = true }
+                    heif = name == "heic" || name == "heif"
+                }
+                if call.name == "quality" { namesQuality = true }
                 Self.apply(call, to: &request, geometry: &geometry, filters: &filters)
             }
+            // thumbor picks HEIF_QUALITY (75 when unset) for format(heic) before its engine, with no
+            // HEIF encoder, writes the source's format.
+            if heif, !namesQuality { request.quality = Self.heifQuality }
         }
         let automatic = (autoWebP ? [ImageFormat.WebP] : []) + (autoAVIF ? [ImageFormat.AVIF] : [])
         if !namesFormat, !automatic.isEmpty { request.output = .sourceOrAccepted(automatic) }
@@ -82,6 +91,9 @@ public struct ThumborGrammar: RenditionGrammar {
         request.operations = trim + [.geometry(RenditionGeometry(geometry))] + filters.map { .filter($0) }
         return request
     }
+
+    /// The quality of `format(heic)` without `quality()`: thumbor's `HEIF_QUALITY` default.
+    public static let heifQuality = 0.75
 
     /// The names `format()` takes; any other leaves the output as it was, automatic formats included.
     static let formatNames: Set<String> = ["jpeg", "jpg", "png", "gif", "webp", "avif", "heic", "heif", "jxl"]
