@@ -4,7 +4,10 @@
     serve_images.py conformance DIR     photo-like JPEGs of several aspect ratios (landscape
                                         1600x1067, portrait 1067x1600, square 1200x1200,
                                         panorama 2400x800, small 400x300), a PNG with alpha and
-                                        an animated GIF; prints one file name a line
+                                        an animated GIF; prints one file name a line. Also writes,
+                                        without printing them, framed.png (a photo on a white
+                                        border, for trim) and wm.png (a watermark whose pixels
+                                        are either opaque or transparent)
     serve_images.py photos DIR N        N photo-like 2040-px-wide JPEGs at quality 90 (the size of
                                         DIV2K's photos, imgproxy's benchmark set), photo-NNN.jpg
     serve_images.py hd DIR N            N 1920x1080 JPEGs of gradients and seeded noise at quality
@@ -68,6 +71,16 @@ def conformance(folder):
         frames.append(frame.quantize(64))
     frames[0].save(f"{folder}/anim.gif", save_all=True, append_images=frames[1:], duration=100, loop=0)
     names.append("anim.gif")
+    # A 300x200 photo with borders of pure white (37 px left, 63 right, 41 top, 59 bottom).
+    framed = Image.new("RGB", (400, 300), (255, 255, 255))
+    framed.paste(photo(300, 200, 8, grain=0), (37, 41))
+    framed.save(f"{folder}/framed.png")
+    # A 120x60 watermark: a dark red rounded bar with a white stripe, transparent around it.
+    mark = Image.new("RGBA", (120, 60), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(mark)
+    draw.rounded_rectangle((4, 8, 115, 51), radius=12, fill=(150, 20, 30, 255))
+    draw.rectangle((20, 26, 99, 33), fill=(255, 255, 255, 255))
+    mark.save(f"{folder}/wm.png")
     print("\n".join(names))
 
 
