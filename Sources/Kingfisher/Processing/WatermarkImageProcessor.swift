@@ -60,6 +60,9 @@ public struct WatermarkImageProcessor: ImageProcessor {
 extension KingfisherWrapper where Base == KFCrossPlatformImage {
     /// The image with `watermark` (its first frame) drawn over every frame, placed by `x` and `y`,
     /// sized by `scale`, its alpha multiplied by `opacity` (clamped to 0...1). Same size and scale.
+    ///
+    /// A scale that would make the watermark more than 16 times the image's pixels (and over a
+    /// megapixel) leaves the image unchanged rather than resample that much.
     public func watermarked(with watermark: KFCrossPlatformImage, opacity: CGFloat = 1, x: WatermarkAxis,
                             y: WatermarkAxis, scale: WatermarkScale = .original) -> KFCrossPlatformImage {
         let strength = FilterInput.unitValue(opacity, ifNaN: 1)

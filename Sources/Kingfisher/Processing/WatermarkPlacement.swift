@@ -36,9 +36,9 @@ public enum WatermarkAxis: Sendable, Hashable, CustomStringConvertible {
     case end(WatermarkOffset)
     /// One copy centred (the free space halved, rounded towards zero), then moved by the offset.
     case center(WatermarkOffset)
-    /// As many whole copies as fit, from edge to edge, the space left over shared out evenly
-    /// between them (at least two copies, 10 pixels apart, when fewer than two fit). When both
-    /// axes spread and that makes more than 100 copies, each axis takes at most 6.
+    /// As many whole copies as fit, from the start edge, the space left over shared out evenly
+    /// between them (when fewer than two fit: as many as it takes to reach across, 10 pixels
+    /// apart). When both axes spread and that makes more than 100 copies, each axis takes at most 6.
     case spread
     /// Copies every watermark-side-plus-`gap` pixels, the pattern centred on the image and
     /// covering it, each copy in the middle of its cell.
