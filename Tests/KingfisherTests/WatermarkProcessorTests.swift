@@ -160,6 +160,8 @@ import Testing
         for (spec, reason) in [
             ("watermark(\(file.path),1)", "not allowed"),
             ("watermark(\(folder.path)/missing.png,1)", "cannot be read"),
+            ("watermark(\(folder.path),1)", "cannot be read"),
+            ("watermark(/dev/zero,1)", "cannot be read"),
             ("watermark(\(file.path),2)", "between 0 and 1"),
             ("watermark(\(file.path),1,up)", "gravity"),
             ("watermark(\(file.path),1,center,0)", "positive"),

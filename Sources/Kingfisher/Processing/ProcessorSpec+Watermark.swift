@@ -12,10 +12,9 @@ extension ProcessorSpec {
             throw ProcessorSpecError(step: step.text, reason: "watermark reads a file, which is not allowed here")
         }
         let path = step.arguments[0]
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
+        // Only a regular file: a device or a pipe could be read for ever.
+        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        guard type == .typeRegular, let data = FileManager.default.contents(atPath: path) else {
             throw ProcessorSpecError(step: step.text, reason: "the watermark file '\(path)' cannot be read")
         }
         guard let mark = try? KFCrossPlatformImage(data: data) else {
