@@ -73,6 +73,28 @@ struct WatermarkServingTests {
         }
     }
 
+    @Test("thumbor's alpha is subtracted from the watermark's alpha; imgproxy's opacity multiplies it")
+    func alphaArithmetic() async throws {
+        // Red at alpha 128 (premultiplied 128, 0, 0, 128).
+        let faint = Self.solid(width: 8, height: 8, RGBA8(r: 128, g: 0, b: 0, a: 128))
+        let configuration = try ImgproxyConfiguration(environment: ["IMGPROXY_WATERMARK_DATA": faint.base64EncodedString()])
+        let imgproxy = GrammarMount(prefix: "/i", grammar: ImgproxyGrammar(configuration: configuration, allowsUnsigned: true))
+        try await ServeKit.run(configure: { $0.mounts = [Self.thumbor, imgproxy] }) { harness in
+            harness.origin.route("/base.png", .ok(Self.base))
+            harness.origin.route("/faint.png", .ok(faint))
+            let origin = try ThumborFiltersServingTests.origin(harness)
+            // alpha 50 takes 127 off: 128 becomes 1.
+            let thumbor = try await harness.get("/t/unsafe/filters:watermark(\(origin)/faint.png,0,0,50)/\(origin)/base.png")
+            #expect(try Self.frame(thumbor.data).pixel(x: 0, y: 0) == RGBA8(r: 1, g: 0, b: 254, a: 255))
+            // Opacity 0.5 halves it: 128 becomes 64.
+            let halved = try await harness.get("/i/_/wm:0.5:nowe/plain/\(harness.origin.url("/base.png").absoluteString)")
+            #expect(try Self.frame(halved.data).pixel(x: 0, y: 0) == RGBA8(r: 64, g: 0, b: 191, a: 255))
+        }
+        let lowered = WatermarkAlpha.lowered(try KFCrossPlatformImage(data: faint), by: 27)
+        #expect(lowered.firstFrame.pixel(x: 3, y: 3) == RGBA8(r: 101, g: 0, b: 0, a: 101))
+        #expect(WatermarkAlpha.lowered(try KFCrossPlatformImage(data: faint), by: 300).firstFrame.pixel(x: 0, y: 0) == RGBA8(r: 0, g: 0, b: 0, a: 0))
+    }
+
     @Test("thumbor's watermark() is refused outside the allow-list and when it cannot be loaded")
     func thumborRefusals() async throws {
         try await ServeKit.run(configure: { $0.mounts = [Self.thumbor] }) { harness in

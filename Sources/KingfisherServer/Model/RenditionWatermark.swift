@@ -33,18 +33,26 @@ public struct RenditionWatermark: Sendable, Hashable, CustomStringConvertible, C
     public var y: WatermarkAxis
     /// How big it is drawn.
     public var scale: WatermarkScale
+    /// How ``opacity`` acts: `false` multiplies the watermark's alpha by it (imgproxy's way); `true`
+    /// subtracts `255 × (100 − 100 × opacity) / 100` (whole numbers, rounded down) from every
+    /// pixel's alpha, as thumbor's `watermark()` does, so partly transparent edges fade faster.
+    public var subtractsAlpha: Bool
 
     /// A watermark of `image`.
-    public init(image: Image, opacity: Double, x: WatermarkAxis, y: WatermarkAxis, scale: WatermarkScale = .original) {
+    public init(image: Image, opacity: Double, x: WatermarkAxis, y: WatermarkAxis, scale: WatermarkScale = .original,
+                subtractsAlpha: Bool = false) {
         self.image = image
         self.opacity = opacity
         self.x = x
         self.y = y
         self.scale = scale
+        self.subtractsAlpha = subtractsAlpha
     }
 
     /// Every field, for cache keys.
-    public var description: String { "watermark(\(image),\(opacity),\(x),\(y),\(scale))" }
+    public var description: String {
+        "watermark(\(image),\(opacity),\(x),\(y),\(scale)\(subtractsAlpha ? ",subtract" : ""))"
+    }
     /// The same as ``description``.
     public var debugDescription: String { description }
 }

@@ -95,8 +95,14 @@ struct RenditionProcessor: ImageProcessor {
                     failure.record(ImageServerError(.internalServerError, "the watermark \(watermark.image) was not loaded"))
                     return nil
                 }
-                image = image.kf.watermarked(with: mark, opacity: CGFloat(watermark.opacity), x: watermark.x, y: watermark.y,
-                                             scale: watermark.scale)
+                if watermark.subtractsAlpha {
+                    let transparency = Int(((1 - watermark.opacity) * 100).rounded())
+                    image = image.kf.watermarked(with: WatermarkAlpha.lowered(mark, by: 255 * transparency / 100), opacity: 1,
+                                                 x: watermark.x, y: watermark.y, scale: watermark.scale)
+                } else {
+                    image = image.kf.watermarked(with: mark, opacity: CGFloat(watermark.opacity), x: watermark.x, y: watermark.y,
+                                                 scale: watermark.scale)
+                }
             case .step(let step):
                 guard allows([step]) else { return nil }
                 image = GeometryExecutor.apply([step], to: image)

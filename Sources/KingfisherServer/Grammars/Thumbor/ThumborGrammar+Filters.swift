@@ -70,7 +70,7 @@ extension ThumborGrammar {
         }
         return RenditionWatermark(image: .url(url), opacity: Double(100 - transparency) / 100,
                                   x: watermarkAxis(call.arguments[1]), y: watermarkAxis(call.arguments[2]),
-                                  scale: WatermarkScale(width: ratio(4), height: ratio(5)))
+                                  scale: WatermarkScale(width: ratio(4), height: ratio(5)), subtractsAlpha: true)
     }
 
     /// One of `watermark`'s positions: `center`, `repeat`, `[-]N` pixels or `[-]Np` percent.
