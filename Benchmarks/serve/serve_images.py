@@ -6,8 +6,8 @@
                                         panorama 2400x800, small 400x300), a PNG with alpha and
                                         an animated GIF; prints one file name a line. Also writes,
                                         without printing them, framed.png (a photo on a white
-                                        border, for trim) and wm.png (a watermark whose pixels
-                                        are either opaque or transparent)
+                                        border, for trim) and wm.png (a watermark with soft,
+                                        partly transparent edges)
     serve_images.py photos DIR N        N photo-like 2040-px-wide JPEGs at quality 90 (the size of
                                         DIV2K's photos, imgproxy's benchmark set), photo-NNN.jpg
     serve_images.py hd DIR N            N 1920x1080 JPEGs of gradients and seeded noise at quality
@@ -75,12 +75,13 @@ def conformance(folder):
     framed = Image.new("RGB", (400, 300), (255, 255, 255))
     framed.paste(photo(300, 200, 8, grain=0), (37, 41))
     framed.save(f"{folder}/framed.png")
-    # A 120x60 watermark: a dark red rounded bar with a white stripe, transparent around it.
-    mark = Image.new("RGBA", (120, 60), (0, 0, 0, 0))
+    # A 120x60 watermark: a dark red rounded bar with a white stripe, transparent around it, drawn
+    # at 4x and reduced so its edges are partly transparent (where thumbor's alpha arithmetic shows).
+    mark = Image.new("RGBA", (480, 240), (0, 0, 0, 0))
     draw = ImageDraw.Draw(mark)
-    draw.rounded_rectangle((4, 8, 115, 51), radius=12, fill=(150, 20, 30, 255))
-    draw.rectangle((20, 26, 99, 33), fill=(255, 255, 255, 255))
-    mark.save(f"{folder}/wm.png")
+    draw.rounded_rectangle((16, 32, 463, 207), radius=48, fill=(150, 20, 30, 255))
+    draw.rectangle((80, 104, 399, 135), fill=(255, 255, 255, 255))
+    mark.resize((120, 60), Image.Resampling.LANCZOS).save(f"{folder}/wm.png")
     print("\n".join(names))
 
 
