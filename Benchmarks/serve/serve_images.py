@@ -4,7 +4,10 @@
     serve_images.py conformance DIR     photo-like JPEGs of several aspect ratios (landscape
                                         1600x1067, portrait 1067x1600, square 1200x1200,
                                         panorama 2400x800, small 400x300), a PNG with alpha and
-                                        an animated GIF; prints one file name a line
+                                        an animated GIF; prints one file name a line. Also writes,
+                                        without printing them, framed.png (a photo on a white
+                                        border, for trim) and wm.png (a watermark with soft,
+                                        partly transparent edges)
     serve_images.py photos DIR N        N photo-like 2040-px-wide JPEGs at quality 90 (the size of
                                         DIV2K's photos, imgproxy's benchmark set), photo-NNN.jpg
     serve_images.py photos-FMT DIR N    the same N photos stored as FMT: png (Pillow's default
@@ -71,6 +74,17 @@ def conformance(folder):
         frames.append(frame.quantize(64))
     frames[0].save(f"{folder}/anim.gif", save_all=True, append_images=frames[1:], duration=100, loop=0)
     names.append("anim.gif")
+    # A 300x200 photo with borders of pure white (37 px left, 63 right, 41 top, 59 bottom).
+    framed = Image.new("RGB", (400, 300), (255, 255, 255))
+    framed.paste(photo(300, 200, 8, grain=0), (37, 41))
+    framed.save(f"{folder}/framed.png")
+    # A 120x60 watermark: a dark red rounded bar with a white stripe, transparent around it, drawn
+    # at 4x and reduced so its edges are partly transparent (where thumbor's alpha arithmetic shows).
+    mark = Image.new("RGBA", (480, 240), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(mark)
+    draw.rounded_rectangle((16, 32, 463, 207), radius=48, fill=(150, 20, 30, 255))
+    draw.rectangle((80, 104, 399, 135), fill=(255, 255, 255, 255))
+    mark.resize((120, 60), Image.Resampling.LANCZOS).save(f"{folder}/wm.png")
     print("\n".join(names))
 
 

@@ -17,8 +17,11 @@ on every IMAGE and for the filters on a few of them, GETs each from both servers
 
 Differences the README lists under "What still differs" are reported as KNOWN, not as failures:
 an animated GIF source with format(), fill() or rotate() (thumbor keeps it a GIF and skips those
-two filters; kf serve does what the URL asks), and fill() on a source with transparent pixels
-(thumbor keeps them, kf serve fills them).
+two filters; kf serve does what the URL asks).
+
+Beyond the matrix, EXTRA cases run on fixed images: trim on framed.png (a photo on a white
+border), watermark() with wm.png (fetched from the same origin) at every kind of position, and
+fill(auto), fill(blur) and fill(C, fill_transparent) on the photos and alpha.png.
 
 Prints one line per failure and the summary line
 `thumbor-conformance: urls=N same-size=N psnr-checked=N psnr-min=X.X failures=F known=K`; exits 1
@@ -100,9 +103,37 @@ FILTERS = [
 ]
 FILTER_IMAGES = ("landscape.jpg", "portrait.jpg", "alpha.png", "anim.gif")
 
+# (label, generate() options without image_url, image); "{wm}" in a filter is the watermark's URL.
+EXTRA = [
+    ("trim", dict(trim=True), "framed.png"),
+    ("trim:top-left:10", dict(trim=("top-left", 10)), "framed.png"),
+    ("trim:bottom-right", dict(trim=("bottom-right", None)), "framed.png"),
+    ("trim fit-in", dict(trim=True, fit_in=True, width=150, height=150), "framed.png"),
+    ("trim WxH", dict(trim=True, width=120, height=120), "framed.png"),
+    ("trim crop", dict(trim=True, crop=((60, 60), (260, 200))), "framed.png"),
+    ("watermark corner", dict(width=300, height=200, filters=["watermark({wm},10,10,0)"]), "landscape.jpg"),
+    ("watermark right", dict(width=300, height=200, filters=["watermark({wm},-10,-10,30)"]), "landscape.jpg"),
+    ("watermark center", dict(width=300, height=200, filters=["watermark({wm},center,center,50)"]), "portrait.jpg"),
+    ("watermark percent", dict(width=300, height=200, filters=["watermark({wm},-20p,10p,0)"]), "landscape.jpg"),
+    ("watermark repeat", dict(width=400, height=300, filters=["watermark({wm},repeat,repeat,60)"]), "landscape.jpg"),
+    ("watermark repeat-x", dict(width=300, height=200, filters=["watermark({wm},repeat,-5,0)"]), "square.jpg"),
+    ("watermark ratio", dict(width=300, height=200, filters=["watermark({wm},0,0,0,50)"]), "landscape.jpg"),
+    ("watermark ratios", dict(width=300, height=200, filters=["watermark({wm},center,-0,0,none,20)"]), "portrait.jpg"),
+    ("watermark on alpha", dict(fit_in=True, width=300, height=300, filters=["format(png)", "watermark({wm},0,0,20)"]),
+     "alpha.png"),
+    ("fill(auto)", dict(fit_in=True, width=400, height=400, filters=["fill(auto)"]), "landscape.jpg"),
+    ("fill(auto) alpha", dict(fit_in=True, width=400, height=400, filters=["fill(auto)"]), "alpha.png"),
+    ("fill(blur)", dict(fit_in=True, width=400, height=400, filters=["fill(blur)"]), "landscape.jpg"),
+    ("fill(blur) tall", dict(fit_in=True, width=300, height=500, filters=["fill(blur)"]), "portrait.jpg"),
+    ("fill(red) alpha", dict(fit_in=True, width=400, height=400, filters=["fill(red)", "format(png)"]), "alpha.png"),
+    ("fill(red,true) alpha", dict(fit_in=True, width=400, height=400, filters=["fill(red,true)", "format(png)"]),
+     "alpha.png"),
+    ("format(heic)", dict(width=300, height=200, filters=["format(heic)"]), "landscape.jpg"),
+]
 
-def cases(images):
-    """(label, generate() options) for the whole matrix."""
+
+def cases(images, origin):
+    """(label, generate() options) for the whole matrix and the EXTRA cases."""
     for name in images:
         for label, options in GEOMETRY:
             yield f"{label} {name}", dict(options, image_url=name)
@@ -112,6 +143,9 @@ def cases(images):
         for filters, options in FILTERS:
             yield f"filters:{filters} {name}", dict(options, filters=filters.replace("):", ")|").split("|"),
                                                         image_url=name)
+    for label, options, name in EXTRA:
+        filters = [f.replace("{wm}", f"{origin}/wm.png") for f in options.get("filters", [])]
+        yield f"{label} {name}", dict(options, filters=filters, image_url=name) if filters else dict(options, image_url=name)
 
 
 def deterministic(options, result):
@@ -132,7 +166,7 @@ def main():
 
     crypto = CryptoURL(key=arguments.key)
     matrix = []
-    for index, (label, options) in enumerate(cases(arguments.images)):
+    for index, (label, options) in enumerate(cases(arguments.images, arguments.origin)):
         # Half the sources carry a scheme, half do not (thumbor prefixes http://): both are common.
         scheme = "http://" if index % 2 else ""
         options["image_url"] = f"{scheme}{arguments.origin}/{options['image_url']}"
@@ -141,9 +175,7 @@ def main():
     def known_difference(label, options):
         """Whether a mismatch is one the README documents (see the module's doc)."""
         filters = ":".join(options.get("filters", []))
-        if label.endswith("anim.gif") and any(name in filters for name in ("format(", "fill(", "rotate(")):
-            return True
-        return label.endswith("alpha.png") and "fill(" in filters
+        return label.endswith("anim.gif") and any(name in filters for name in ("format(", "fill(", "rotate("))
 
     paths = [path for _, _, path in matrix]
     with ThreadPoolExecutor(2) as pool:

@@ -62,7 +62,7 @@ struct ServeSignCommand: ParsableCommand {
         }
         if processor != ImagePath.noProcessing {
             do {
-                _ = try ProcessorSpec(parsing: processor).processor()
+                _ = try ProcessorSpec(parsing: processor).processor(readsFiles: false)
             } catch let error as ProcessorSpecError {
                 throw CLIError.usage("bad --processor: \(error.description)")
             }

@@ -13,6 +13,15 @@ struct ServeGrammarOptions: ParsableArguments {
     @Option(help: ArgumentHelp("thumbor's SECURITY_KEY (default: $THUMBOR_SECURITY_KEY).", valueName: "KEY"))
     var thumborKey: String?
 
+    @Flag(help: "thumbor's AUTO_WEBP: a thumbor URL without format() is answered in WebP to clients whose Accept names image/webp (with Vary: Accept).")
+    var thumborAutoWebp = false
+
+    @Flag(help: "thumbor's AUTO_AVIF: likewise in AVIF for image/avif (WebP first when both are on).")
+    var thumborAutoAvif = false
+
+    @Flag(help: "Answer 400 to a thumbor URL naming a filter thumbor has that kf serve does not apply, instead of skipping it (each is logged and counted in kf_serve_unsupported_filters_total either way).")
+    var strictFilters = false
+
     @Option(help: ArgumentHelp(
         "Serve imgproxy's URLs below PREFIX ('/' for the root); configured from imgproxy's own variables "
             + "($IMGPROXY_KEY, $IMGPROXY_SALT, $IMGPROXY_SIGNATURE_SIZE, $IMGPROXY_PRESETS, ...).",
@@ -35,7 +44,8 @@ struct ServeGrammarOptions: ParsableArguments {
                 throw CLIError.usage("--thumbor needs a key: --thumbor-key KEY or THUMBOR_SECURITY_KEY (or --insecure-unsigned)")
             }
             mounts.append(GrammarMount(prefix: thumbor, grammar: ThumborGrammar(
-                securityKey: key.map { Data($0.utf8) }, allowsUnsafe: insecureUnsigned)))
+                securityKey: key.map { Data($0.utf8) }, allowsUnsafe: insecureUnsigned, autoWebP: thumborAutoWebp,
+                autoAVIF: thumborAutoAvif, strictFilters: strictFilters)))
         }
         if let imgproxy {
             var variables = environment

@@ -217,7 +217,7 @@ struct ImgproxyGeometryTests {
             case .smartCrop(let width, let height), .scale(let width, let height): size = (width, height)
             case .flip: break
             case .rotate(let turns): if turns % 2 != 0 { size = (size.1, size.0) }
-            case .extend(let width, let height, _, _, _): size = (width, height)
+            case .extend(let width, let height, _, _, _), .fill(let width, let height, _, _, _, _): size = (width, height)
             }
         }
         return size

@@ -5,7 +5,7 @@ import Testing
 
 /// thumbor's geometry, case by case. The expected steps were produced by thumbor 7.8.0 itself: its
 /// `Transformer` and built-in filters run on an engine that records every crop, resize, flip, rotate
-/// and paste (a fill's paste is written here as the crop and extend it amounts to).
+/// and paste (a fill's paste is written here as the crop and fill it amounts to).
 @Suite struct ThumborGeometryTests {
     /// One case: a source size, the options of an `unsafe/` URL, the answer's size and the steps.
     struct GeometryCase: Sendable, CustomStringConvertible {
@@ -76,23 +76,23 @@ import Testing
         .init(200, 100, "fit-in/300x200/filters:upscale()", 300, 150, "scale 300,150"),
         .init(200, 100, "fit-in/300x250/filters:upscale()", 300, 150, "scale 300,150"),
         .init(200, 100, "fit-in/250x300/filters:upscale()", 250, 125, "scale 250,125"),
-        .init(800, 600, "fit-in/300x200/filters:fill(white)", 300, 200, "scale 267,200 | extend 300,200,16,0,#ffffffff"),
-        .init(600, 800, "fit-in/300x200/filters:fill(white)", 300, 200, "scale 150,200 | extend 300,200,75,0,#ffffffff"),
-        .init(200, 100, "fit-in/300x200/filters:fill(red)", 300, 200, "extend 300,200,50,50,#ff0000ff"),
-        .init(800, 600, "fit-in/300x200/filters:fill(transparent,true)", 300, 200, "scale 267,200 | extend 300,200,16,0,#00000000"),
-        .init(200, 100, "fit-in/0x300/filters:fill(red)", 200, 300, "extend 200,300,0,100,#ff0000ff"),
+        .init(800, 600, "fit-in/300x200/filters:fill(white)", 300, 200, "scale 267,200 | fill 300,200,16,0,#ffffffff"),
+        .init(600, 800, "fit-in/300x200/filters:fill(white)", 300, 200, "scale 150,200 | fill 300,200,75,0,#ffffffff"),
+        .init(200, 100, "fit-in/300x200/filters:fill(red)", 300, 200, "fill 300,200,50,50,#ff0000ff"),
+        .init(800, 600, "fit-in/300x200/filters:fill(transparent,true)", 300, 200, "scale 267,200 | fill 300,200,16,0,#00000000 blend"),
+        .init(200, 100, "fit-in/0x300/filters:fill(red)", 200, 300, "fill 200,300,0,100,#ff0000ff"),
         .init(800, 600, "fit-in/300x0/filters:fill(red)", 300, 225, "scale 300,225"),
         .init(800, 600, "full-fit-in/300x200/filters:fill(red)", 300, 225, "scale 300,225"),
-        .init(200, 100, "fit-in/300x200/filters:upscale():fill(red)", 300, 200, "scale 300,150 | extend 300,200,0,25,#ff0000ff"),
-        .init(200, 100, "fit-in/300x200/filters:fill(red):upscale()", 300, 200, "extend 300,200,50,50,#ff0000ff"),
+        .init(200, 100, "fit-in/300x200/filters:upscale():fill(red)", 300, 200, "scale 300,150 | fill 300,200,0,25,#ff0000ff"),
+        .init(200, 100, "fit-in/300x200/filters:fill(red):upscale()", 300, 200, "fill 300,200,50,50,#ff0000ff"),
         .init(800, 600, "300x200/filters:fill(red)", 300, 200, "crop 0,34,800,533 | scale 300,200"),
         .init(800, 600, "filters:rotate(90)", 600, 800, "rotate 3"),
         .init(800, 600, "300x200/filters:rotate(90)", 200, 300, "crop 0,34,800,533 | scale 300,200 | rotate 3"),
         .init(800, 600, "filters:rotate(-90)", 600, 800, "rotate 1"),
         .init(800, 600, "filters:rotate(180)", 800, 600, "rotate 2"),
         .init(800, 600, "filters:rotate(45)", 800, 600, ""),
-        .init(800, 600, "300x200/filters:rotate(90):fill(blue)", 300, 200, "crop 0,34,800,533 | scale 300,200 | rotate 3 | crop 0,50,200,200 | extend 300,200,50,0,#0000ffff"),
-        .init(800, 600, "fit-in/300x200/filters:rotate(270):fill(blue)", 300, 200, "scale 267,200 | rotate 1 | crop 0,34,200,200 | extend 300,200,50,0,#0000ffff"),
+        .init(800, 600, "300x200/filters:rotate(90):fill(blue)", 300, 200, "crop 0,34,800,533 | scale 300,200 | rotate 3 | crop 0,50,200,200 | fill 300,200,50,0,#0000ffff"),
+        .init(800, 600, "fit-in/300x200/filters:rotate(270):fill(blue)", 300, 200, "scale 267,200 | rotate 1 | crop 0,34,200,200 | fill 300,200,50,0,#0000ffff"),
         .init(800, 600, "filters:proportion(0.5)", 400, 300, "scale 400,300"),
         .init(333, 777, "filters:proportion(0.3)", 99, 233, "scale 99,233"),
         .init(800, 600, "300x200/filters:proportion(0.5)", 150, 100, "crop 0,34,800,533 | scale 300,200 | scale 150,100"),
@@ -149,7 +149,12 @@ import Testing
     static func geometry(_ options: String) throws -> ThumborGeometry {
         let grammar = ThumborGrammar(securityKey: nil, allowsUnsafe: true)
         let request = try grammar.request(forRawPath: "/unsafe/" + (options.isEmpty ? "" : options + "/") + "img.example.com/a.jpg")
-        guard case .geometry(let wrapped) = request.operations.first, let geometry = wrapped.rule as? ThumborGeometry else {
+        // A trim comes before the geometry.
+        let wrapped = request.operations.lazy.compactMap { operation -> RenditionGeometry? in
+            if case .geometry(let geometry) = operation { return geometry }
+            return nil
+        }.first
+        guard let wrapped, let geometry = wrapped.rule as? ThumborGeometry else {
             throw ImageServerError(.internalServerError, "no thumbor geometry in \(request.operations)")
         }
         return geometry
@@ -161,7 +166,8 @@ import Testing
         for step in steps {
             switch step {
             case .crop(_, _, let newWidth, let newHeight), .scale(let newWidth, let newHeight),
-                 .smartCrop(let newWidth, let newHeight), .extend(let newWidth, let newHeight, _, _, _):
+                 .smartCrop(let newWidth, let newHeight), .extend(let newWidth, let newHeight, _, _, _),
+                 .fill(let newWidth, let newHeight, _, _, _, _):
                 size = (newWidth, newHeight)
             case .rotate(let quarterTurns):
                 if quarterTurns % 2 != 0 { size = (size.height, size.width) }
@@ -181,6 +187,8 @@ import Testing
         case .flip(let horizontal, let vertical): return "flip " + (horizontal ? "h" : "") + (vertical ? "v" : "")
         case .rotate(let quarterTurns): return "rotate \(quarterTurns)"
         case .extend(let width, let height, let x, let y, let background): return "extend \(width),\(height),\(x),\(y),\(background)"
+        case .fill(let width, let height, let x, let y, let fill, let blends):
+            return "fill \(width),\(height),\(x),\(y),\(fill)" + (blends ? " blend" : "")
         }
     }
 }

@@ -38,8 +38,11 @@ import Testing
 
     /// Every option alone and combined, and the filters mapped, skipped or refused.
     static let optionCases: [ParseCase] = [
-        .init("trim/\(image)", source, "trim=trim"),
-        .init("trim:bottom-right:10/\(image)", source, "trim=trim:bottom-right:10"),
+        .init("trim/\(image)", source, "trim(top-left,0) trim=trim"),
+        .init("trim:bottom-right:10/\(image)", source, "trim(bottom-right,10) trim=trim:bottom-right:10"),
+        .init("trim:top-left:25/\(image)", source, "trim(top-left,25) trim=trim:top-left:25"),
+        // thumbor reads the part after `trim:` as the corner: anything but top-left is bottom-right.
+        .init("trim:50/\(image)", source, "trim(bottom-right,0) trim=trim:50"),
         .init("10x20:30x40/\(image)", source, "crop=10x20:30x40"),
         .init("fit-in/300x200/\(image)", source, "size=300x200 fit=fit-in"),
         .init("full-fit-in/300x200/\(image)", source, "size=300x200 fit=full-fit-in"),
@@ -55,14 +58,17 @@ import Testing
         .init("bottom/\(image)", source, "align=center,bottom"),
         .init("smart/\(image)", source, "smart=true"),
         .init("trim/10x20:30x40/adaptive-full-fit-in/-300x-200/left/top/smart/filters:quality(80):format(webp)/\(image)",
-              source, "size=300x200 flip=hv fit=adaptive-full-fit-in trim=trim crop=10x20:30x40 align=left,top smart=true "
+              source, "trim(top-left,0) size=300x200 flip=hv fit=adaptive-full-fit-in trim=trim crop=10x20:30x40 align=left,top smart=true "
                   + "out=webp"),
         .init("filters:quality(80)/\(image)", source, ""),
         .init("filters:quality(81)/\(image)", source, "q=0.81"),
         .init("filters:quality( 150 )/\(image)", source, "q=1.0"),
         .init("filters:format(JPG)/\(image)", source, "out=jpeg"),
         .init("filters:format('png')/\(image)", source, "out=png"),
-        .init("filters:format(heic)/\(image)", source, "out=jpeg"),
+        .init("filters:format(heic)/\(image)", source, "q=0.75"),
+        .init("filters:format(heif)/\(image)", source, "q=0.75"),
+        .init("filters:quality(90):format(HEIC)/\(image)", source, "q=0.9"),
+        .init("filters:format(heic):format(png)/\(image)", source, "out=png"),
         .init("filters:format(jxl)/\(image)", source, "out=jxl"),
         .init("filters:format(avif)/\(image)", source, "out=avif"),
         .init("filters:format(webp):format(bmp)/\(image)", source, ""),
@@ -75,8 +81,16 @@ import Testing
         .init("filters:max_bytes(0)/\(image)", source, ""),
         .init("fit-in/300x200/filters:fill(fff)/\(image)", source, "size=300x200 fit=fit-in post=fill(#ffffffff,false)"),
         .init("filters:fill(ff000080):fill(Navy)/\(image)", source, "post=fill(#ff000080,false):fill(#000080ff,false)"),
-        .init("filters:fill(transparent,true)/\(image)", source, "post=fill(#00000000,true) background(#00000000)"),
-        .init("filters:fill(auto):fill(blur,False)/\(image)", source, "post=fill(#ffffffff,false):fill(#ffffffff,false)"),
+        .init("filters:fill(transparent,true)/\(image)", source, "post=fill(#00000000,true)"),
+        .init("filters:fill(auto):fill(blur,False)/\(image)", source,
+              "post=fill(average,false):fill(blurred(\(ThumborGrammar.blurSigma(radius: 50, sigma: 0))),false)"),
+        .init("filters:watermark(wm.example.com/logo.png,10,-20,30)/\(image)", source,
+              "watermark(http://wm.example.com/logo.png,0.7,start(10),end(20),original,subtract)"),
+        .init("filters:watermark(https://wm.example.com/l.png,center,repeat,0,50,none)/\(image)", source,
+              "watermark(https://wm.example.com/l.png,1.0,center(0),spread,fit(0.5,-),subtract)"),
+        .init("filters:watermark('http://wm.example.com/l.png',-10p,5p,100,none,20)/\(image)", source,
+              "watermark(http://wm.example.com/l.png,0.0,end(0.1f),start(0.05f),fit(-,0.2),subtract)"),
+        .init("filters:watermark(wm.example.com/l.png,left,0,10):watermark(wm.example.com/l.png,0,0)/\(image)", source, ""),
         .init("filters:background_color(red)/\(image)", source, "background(#ff0000ff)"),
         .init("filters:blur(5):blur(5,2):blur(300)/\(image)", source, "blur(2.92) blur(1.95) blur(85.44)"),
         .init("filters:rotate(90):rotate(-90)/\(image)", source, "post=rotate(90):rotate(-90)"),
@@ -165,6 +179,34 @@ import Testing
         }
     }
 
+    /// `AUTO_WEBP`/`AUTO_AVIF` apply without a format() naming a format, and not with one.
+    @Test func automaticFormats() throws {
+        let both = ThumborGrammar(securityKey: nil, allowsUnsafe: true, autoWebP: true, autoAVIF: true)
+        #expect(Self.summary(try both.request(forRawPath: "/unsafe/\(Self.image)")) == "out=webp+avif+source")
+        #expect(Self.summary(try both.request(forRawPath: "/unsafe/filters:format(png)/\(Self.image)")) == "out=png")
+        #expect(Self.summary(try both.request(forRawPath: "/unsafe/filters:format(heic)/\(Self.image)")) == "q=0.75")
+        #expect(Self.summary(try both.request(forRawPath: "/unsafe/filters:format(bmp)/\(Self.image)")) == "out=webp+avif+source")
+        let avif = ThumborGrammar(securityKey: nil, allowsUnsafe: true, autoAVIF: true)
+        #expect(try avif.request(forRawPath: "/unsafe/\(Self.image)").output == .sourceOrAccepted([.AVIF]))
+        #expect(try ThumborGrammar(securityKey: nil, allowsUnsafe: true).request(forRawPath: "/unsafe/\(Self.image)").output == .source)
+    }
+
+    /// thumbor's filters the server does not apply are reported (each once), or refused when strict.
+    @Test func unsupportedFilters() throws {
+        let path = "/unsafe/filters:saturation(2):quality(70):noise(10):saturation(1):frame(a.png)/\(Self.image)"
+        let request = try ThumborGrammar(securityKey: nil, allowsUnsafe: true).request(forRawPath: path[...])
+        #expect(request.unsupportedFilters == ["saturation", "noise", "frame"])
+        #expect(Self.summary(request) == "q=0.7")
+        let strict = ThumborGrammar(securityKey: nil, allowsUnsafe: true, strictFilters: true)
+        #expect(throws: ImageServerError.self) { try strict.request(forRawPath: path[...]) }
+        #expect(try strict.request(forRawPath: "/unsafe/filters:quality(70):unknown_filter(1)/\(Self.image)").unsupportedFilters.isEmpty)
+        do {
+            _ = try strict.request(forRawPath: path[...])
+        } catch let error as ImageServerError {
+            #expect(error.status == .badRequest && error.reason.contains("saturation()"))
+        }
+    }
+
     @Test func grammarIdentity() {
         let grammar = ThumborGrammar(securityKey: nil, allowsUnsafe: true)
         #expect(grammar.name == "thumbor" && grammar.refusedSourceStatus == .badRequest)
@@ -189,6 +231,9 @@ import Testing
         }
         if case .fixed(let format) = request.output { parts.append("out=" + (format.fileExtension == "jpg" ? "jpeg" : format.fileExtension ?? "?")) }
         if request.output == .negotiated { parts.append("out=negotiated") }
+        if case .sourceOrAccepted(let formats) = request.output {
+            parts.append("out=" + formats.map { $0.rawValue.lowercased() }.joined(separator: "+") + "+source")
+        }
         // thumbor's default quality is left out, so the table shows only what a filter changed.
         if let quality = request.quality, quality != ThumborGrammar.defaultQuality { parts.append("q=\(quality)") }
         if let maxBytes = request.maxBytes { parts.append("mb=\(maxBytes)") }
@@ -212,6 +257,8 @@ import Testing
         case .roundCorner(let horizontal, let vertical, let color): return "roundCorner(\(horizontal),\(vertical),\(color))"
         case .background(let color): return "background(\(color))"
         case .pad(let top, let right, let bottom, let left, let color): return "pad(\(top),\(right),\(bottom),\(left),\(color))"
+        case .watermark(let watermark): return watermark.description
+        case .trim(let corner, let tolerance): return "trim(\(corner.rawValue),\(tolerance))"
         }
     }
 }

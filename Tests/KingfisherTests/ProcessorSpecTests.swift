@@ -108,7 +108,7 @@ import Testing
         ("blur(2)|>rnd(4)", "in 'rnd(4)': unknown processor 'rnd' at column 10; did you mean 'round'?"),
         ("downsampel(9x9)", "in 'downsampel(9x9)': unknown processor 'downsampel' at column 1; did you mean 'downsample'?"),
         ("colourControls(0,1,1,0)", "in 'colourControls(0,1,1,0)': unknown processor 'colourControls' at column 1; did you mean 'colorControls'?"),
-        ("frobnicate", "in 'frobnicate': unknown processor 'frobnicate' at column 1: the processors are downsample, resize, round, crop, blur, tint, overlay, colorControls, blackWhite, border, blend, fit, cropRect, cropTo, extend, pad, flip, rotate, levels, grayscale, sharpen, smartCrop"),
+        ("frobnicate", "in 'frobnicate': unknown processor 'frobnicate' at column 1: the processors are downsample, resize, round, crop, blur, tint, overlay, colorControls, blackWhite, border, blend, fit, cropRect, cropTo, extend, pad, flip, rotate, levels, grayscale, sharpen, smartCrop, watermark"),
         ("blend(multipy,1)", "in 'blend(multipy,1)': unknown blend mode 'multipy'; did you mean 'multiply'?"),
     ])
     func unknownNamesSuggestTheNearest(spec: String, expected: String) {

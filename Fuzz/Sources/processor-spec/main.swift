@@ -3,7 +3,8 @@ import FuzzSupport
 import Kingfisher
 
 /// `ProcessorSpec(parsing:)` and building its chain on any text (invalid UTF-8 repaired, as a
-/// command line would hand it over): every input is a chain or a `ProcessorSpecError`.
+/// command line would hand it over): every input is a chain or a `ProcessorSpecError`. Steps that
+/// read files (`watermark`) are refused, as for any spec that does not come from the user's shell.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let data = FuzzInput.data(bytes, size)
@@ -22,7 +23,7 @@ public func fuzz(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         FuzzCheck.that(!step.name.isEmpty, "a parsed step has no name")
     }
     do {
-        let processor = try spec.processor()
+        let processor = try spec.processor(readsFiles: false)
         _ = processor.identifier
     } catch is ProcessorSpecError {
         return 0

@@ -31,6 +31,10 @@ extension ProcessorSpec {
       grayscale                      Rec. 601 luma, no exposure lift
       sharpen(SIGMA)                 unsharp mask of Gaussian deviation SIGMA
       smartCrop(WxH)                 crop to WxH where the subject most likely is
+      watermark(FILE,OPACITY[,POSITION][,SCALE])
+                                     the image in FILE drawn at OPACITY (0...1); POSITION is a
+                                     GRAVITY compass name with offsets (default southEast) or
+                                     repeat; SCALE is the share of the width and height it may take
     GRAVITY is center, north, south, east, west, northEast, northWest, southEast or southWest, each
     optionally with offsets NAME:X:Y (pixels when 1 or more, else fractions of the image); fp:X:Y,
     a focal point with X and Y in 0...1; or smart (as smartCrop places it; the centre for extend).
@@ -39,9 +43,17 @@ extension ProcessorSpec {
     /// The processor chain the spec describes; throws ``ProcessorSpecError`` naming the step whose
     /// name or arguments are wrong.
     public func processor() throws -> any ImageProcessor {
+        try processor(readsFiles: true)
+    }
+
+    /// The processor chain the spec describes; with `readsFiles` false a step that reads a file
+    /// (`watermark`) is refused, as a spec that comes from a request must be.
+    ///
+    /// - Throws: ``ProcessorSpecError`` naming the step whose name or arguments are wrong.
+    public func processor(readsFiles: Bool) throws -> any ImageProcessor {
         var chain: (any ImageProcessor)?
         for step in steps {
-            let next = try Self.processor(for: step)
+            let next = try Self.processor(for: step, readsFiles: readsFiles)
             chain = chain.map { $0 |> next } ?? next
         }
         guard let chain else { throw ProcessorSpecError(step: "", reason: "the processor spec is empty") }
@@ -52,9 +64,10 @@ extension ProcessorSpec {
     static let names = [
         "downsample", "resize", "round", "crop", "blur", "tint", "overlay", "colorControls", "blackWhite", "border", "blend",
         "fit", "cropRect", "cropTo", "extend", "pad", "flip", "rotate", "levels", "grayscale", "sharpen", "smartCrop",
+        "watermark",
     ]
 
-    private static func processor(for step: Step) throws -> any ImageProcessor {
+    private static func processor(for step: Step, readsFiles: Bool) throws -> any ImageProcessor {
         guard let name = names.first(where: { $0.lowercased() == step.name.lowercased() }) else {
             let guess = nearest(step.name, in: names).map { "; did you mean '\($0)'?" }
                 ?? ": the processors are \(names.joined(separator: ", "))"
@@ -126,6 +139,8 @@ extension ProcessorSpec {
             let alpha = try unit(step.number(1, "the alpha"), "the alpha", step)
             let background = step.arguments.count > 2 ? try step.color(2, "the background") : nil
             return BlendImageProcessor(blendMode: mode, alpha: alpha, backgroundColor: background)
+        case "watermark":
+            return try watermarkProcessor(step, readsFiles: readsFiles)
         default:
             return try geometryProcessor(name, step)
         }

@@ -22,6 +22,9 @@ public struct RenditionRequest: Sendable, Hashable {
     public var headers: RenditionHeaders
     /// What becomes of transparency in a format without alpha (JPEG).
     public var alphaInOpaqueFormats: AlphaInOpaqueFormats = .compositeOverBlack
+    /// Filters the URL names that the grammar knows but the server does not apply: the server
+    /// logs them and counts them in `kf_serve_unsupported_filters_total`.
+    public var unsupportedFilters: [String] = []
 
     /// A request for `source` with no operations, encoded as `output`.
     public init(source: URL, operations: [RenditionOperation] = [], output: RenditionOutput = .negotiated,
@@ -62,6 +65,17 @@ public protocol RenditionGeometryRule: Sendable, Hashable, CustomStringConvertib
     ///
     /// `description` must name every field that changes the result: it goes into cache keys.
     func steps(width: Int, height: Int) -> [GeometryStep]
+
+    /// The steps for a `width`×`height` image that a trim cut out of the source at `origin`: rules
+    /// that take source coordinates (a manual crop) move them by it. By default the same as
+    /// ``steps(width:height:)``.
+    func steps(width: Int, height: Int, trimmedAt origin: (x: Int, y: Int)) -> [GeometryStep]
+}
+
+extension RenditionGeometryRule {
+    public func steps(width: Int, height: Int, trimmedAt origin: (x: Int, y: Int)) -> [GeometryStep] {
+        steps(width: width, height: height)
+    }
 }
 
 /// A geometry rule of any grammar, hashable by its description.
@@ -90,6 +104,9 @@ public enum GeometryStep: Sendable, Hashable {
     case rotate(quarterTurns: Int)
     /// Place the image with its top-left corner at (`x`, `y`) on a `width`×`height` canvas of `background`.
     case extend(width: Int, height: Int, x: Int, y: Int, background: RenditionColor)
+    /// Place the image with its top-left corner at (`x`, `y`) on a `width`×`height` canvas painted
+    /// by `fill`: drawn over it when `blends`, else its pixels (transparent ones too) replace the canvas's.
+    case fill(width: Int, height: Int, x: Int, y: Int, fill: RenditionFill, blends: Bool)
 }
 
 /// A pixel filter of a rendition.
@@ -110,6 +127,20 @@ public enum RenditionFilter: Sendable, Hashable {
     case background(RenditionColor)
     /// Padding of the given pixels on each side, of `color`.
     case pad(top: Int, right: Int, bottom: Int, left: Int, color: RenditionColor)
+    /// Another image drawn over this one.
+    case watermark(RenditionWatermark)
+    /// Borders of the colour of one corner pixel cut off: every row and column whose pixels are all
+    /// within `tolerance` (Euclidean distance of the channels) of it. Geometry after it is resolved
+    /// against the trimmed image.
+    case trim(corner: TrimCorner, tolerance: Int)
+}
+
+/// The corner whose pixel gives the colour ``RenditionFilter/trim(corner:tolerance:)`` cuts off.
+public enum TrimCorner: String, Sendable, Hashable {
+    /// The first pixel.
+    case topLeft = "top-left"
+    /// The last pixel.
+    case bottomRight = "bottom-right"
 }
 
 /// A colour of the request, straight (not premultiplied) 8-bit RGBA.
@@ -146,6 +177,9 @@ public enum RenditionOutput: Sendable, Hashable {
     /// The source's own format when the server writes it (HEIC becomes JPEG), as thumbor and
     /// imgproxy answer by default; an animation stays animated.
     case source
+    /// The first of these formats the client's `Accept` names (a still image only), else the
+    /// source's format as ``source``; answered with `Vary: Accept` (thumbor's `AUTO_WEBP`/`AUTO_AVIF`).
+    case sourceOrAccepted([ImageFormat])
 }
 
 /// Headers of a rendition's answer that a grammar can change.

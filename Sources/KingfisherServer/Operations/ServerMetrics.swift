@@ -10,8 +10,9 @@ import KingfisherSynchronization
 /// is `image`, `health`, `metrics`, `demo` or `unmatched`; `grammar` is the URL grammar of an image
 /// request, `native`, `thumbor` or `imgproxy`, and `none` for the other routes), `kf_serve_request_duration_seconds`
 /// (histogram of image requests), `kf_serve_cache_total{tier}` (`memory`, `disk`, `shared`,
-/// `origin`, `revalidated`), `kf_serve_upstream_bytes_total` and `kf_serve_requests_in_flight`
-/// (image requests being answered). With a replica name, every one of them also carries the
+/// `origin`, `revalidated`), `kf_serve_upstream_bytes_total`, `kf_serve_requests_in_flight`
+/// (image requests being answered) and `kf_serve_unsupported_filters_total{filter}` (filters a URL
+/// named that its grammar knows and the server does not apply, by name). With a replica name, every one of them also carries the
 /// label `replica="NAME"` (Prometheus keeps `instance` for the scrape target).
 public final class ServerMetrics: Sendable {
     /// The registry the metrics live in.
@@ -22,6 +23,7 @@ public final class ServerMetrics: Sendable {
     private let inFlightGauge: CoreMetrics.Gauge
     private let inFlight = Atomic<Int>(0)
     private let requestCounters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let filterCounters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let tierCounters: [CacheTier: CoreMetrics.Counter]
     /// The labels every metric carries: `replica`, when named.
     private let common: [(String, String)]
@@ -75,6 +77,18 @@ public final class ServerMetrics: Sendable {
         }
         counter.increment()
         if route == .image { duration.recordNanoseconds(nanoseconds) }
+    }
+
+    /// Counts a filter a URL named that the server does not apply.
+    func recordUnsupportedFilter(_ name: String) {
+        let counter = filterCounters.withLock { counters -> CoreMetrics.Counter in
+            if let counter = counters[name] { return counter }
+            let counter = CoreMetrics.Counter(label: "kf_serve_unsupported_filters_total",
+                                              dimensions: [("filter", name)] + common, factory: factory)
+            counters[name] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     /// Records where a rendition came from.

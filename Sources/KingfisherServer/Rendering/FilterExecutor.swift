@@ -32,6 +32,9 @@ enum FilterExecutor {
             return processor.process(item: .image(image), options: options)
         case .pad(let top, let right, let bottom, let left, let color):
             return image.padded(top: top, right: right, bottom: bottom, left: left, background: color.platformColor)
+        case .watermark, .trim:
+            // They need the fetched watermark or change the geometry: RenditionProcessor runs them.
+            return image
         }
     }
 }

@@ -26,6 +26,8 @@ enum GeometryExecutor {
                 image = image.rotated(quarterTurns: quarterTurns)
             case .extend(let width, let height, let x, let y, let background):
                 image = image.extended(toPixelWidth: width, height: height, x: x, y: y, background: background.platformColor)
+            case .fill(let width, let height, let x, let y, let fill, let blends):
+                image = Self.filled(image, width: width, height: height, x: x, y: y, fill: fill, blends: blends)
             }
         }
         return image
@@ -44,7 +46,7 @@ enum GeometryExecutor {
                 regionHeight = max(1, min(regionHeight, cropHeight))
             case .scale(let targetWidth, let targetHeight):
                 return max(Double(targetWidth) / Double(regionWidth), Double(targetHeight) / Double(regionHeight))
-            case .flip, .rotate, .extend:
+            case .flip, .rotate, .extend, .fill:
                 return nil
             }
         }
@@ -75,12 +77,53 @@ enum GeometryExecutor {
             case .scale:
                 reachedScale = true
                 result.append(step)
-            case .flip, .rotate, .extend:
+            case .flip, .rotate, .extend, .fill:
                 reachedScale = true
                 result.append(step)
             }
         }
         return result
+    }
+}
+
+extension GeometryExecutor {
+    /// `image` placed at (`x`, `y`) on a `width`×`height` canvas painted by `fill`.
+    static func filled(_ image: KFCrossPlatformImage, width: Int, height: Int, x: Int, y: Int, fill: RenditionFill,
+                       blends: Bool) -> KFCrossPlatformImage {
+        switch fill {
+        case .color(let color):
+            return image.extended(toPixelWidth: width, height: height, x: x, y: y, background: color.platformColor,
+                                  blendsOntoBackground: blends)
+        case .average:
+            return image.extended(toPixelWidth: width, height: height, x: x, y: y,
+                                  background: averageColor(of: image).platformColor, blendsOntoBackground: blends)
+        case .blurred(let sigma):
+            let still = image.firstFrameOnly()
+            let canvas = (sigma > 0 ? still.kf.blurred(withRadius: CGFloat(sigma)) : still)
+                .resampled(toPixelWidth: max(width, 1), height: max(height, 1))
+            return image.placed(on: canvas, x: x, y: y, blends: blends)
+        }
+    }
+
+    /// The mean of the straight colour channels of every pixel of the first frame (a transparent
+    /// pixel counts as black), each rounded down, opaque.
+    static func averageColor(of image: KFCrossPlatformImage) -> RenditionColor {
+        let frame = image.firstFrame
+        var sums = [Int](repeating: 0, count: 3)
+        frame.pixels.withUnsafeBufferPointer { pixels in
+            var offset = 0
+            while offset + 3 < pixels.count {
+                let alpha = Int(pixels[offset + 3])
+                if alpha == 255 {
+                    for channel in 0..<3 { sums[channel] += Int(pixels[offset + channel]) }
+                } else if alpha > 0 {
+                    for channel in 0..<3 { sums[channel] += min(255, (Int(pixels[offset + channel]) * 255 + alpha / 2) / alpha) }
+                }
+                offset += 4
+            }
+        }
+        let count = max(1, frame.width * frame.height)
+        return RenditionColor(red: UInt8(sums[0] / count), green: UInt8(sums[1] / count), blue: UInt8(sums[2] / count))
     }
 }
 

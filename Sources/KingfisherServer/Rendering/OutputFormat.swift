@@ -64,6 +64,9 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
         case negotiated([ImageFormat])
         /// The source's format; HEIC, which the server cannot write, becomes JPEG (PNG with alpha).
         case source
+        /// The first of these formats for a still image, as ``source`` for an animation or when
+        /// every one of them fails.
+        case sourceOr([ImageFormat])
 
         /// JPEG, PNG or GIF only: what `auto` gives a client that names no modern format.
         static let fallback = Rendering.negotiated([])
@@ -74,6 +77,7 @@ public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
             case .fixed(let format): return format.rawValue.lowercased()
             case .negotiated(let formats): return (formats.map { $0.rawValue.lowercased() } + ["fallback"]).joined(separator: "+")
             case .source: return "source"
+            case .sourceOr(let formats): return (formats.map { $0.rawValue.lowercased() } + ["source"]).joined(separator: "+")
             }
         }
     }
@@ -114,20 +118,32 @@ struct RenditionSerializer: CacheSerializer {
         switch rendering {
         case .fixed(let format):
             return encode(image, as: format, encoding: encoding)
-        case .source:
-            let format = original.map { ImageFormat(data: $0) } ?? sourceFormat?.format ?? .unknown
-            switch format {
-            case .JPEG, .PNG, .WebP, .AVIF, .JXL: return encode(image, as: format, encoding: encoding)
-            case .GIF: return encode(image, as: image.isAnimated ? .GIF : .PNG, encoding: encoding)
-            case .HEIC, .unknown:
-                return encode(image, as: image.isAnimated ? .GIF : (image.isOpaque ? .JPEG : .PNG), encoding: encoding)
+        case .sourceOr(let preferred):
+            if !image.isAnimated {
+                for format in preferred {
+                    if let data = encode(image, as: format, encoding: encoding) { return data }
+                }
             }
+            return encodeSource(image, original: original, encoding: encoding)
+        case .source:
+            return encodeSource(image, original: original, encoding: encoding)
         case .negotiated(let preferred):
             for format in preferred {
                 guard let data = encode(image, as: format, encoding: encoding) else { continue }
                 // An encoder may merge identical neighbouring frames: a still is what is refused.
                 if !image.isAnimated || (try? ImageHeader(data: data))?.frameCount ?? 1 > 1 { return data }
             }
+            return encode(image, as: image.isAnimated ? .GIF : (image.isOpaque ? .JPEG : .PNG), encoding: encoding)
+        }
+    }
+
+    /// `image` in the source's format, as ``OutputFormat/Rendering/source`` describes.
+    private func encodeSource(_ image: KFCrossPlatformImage, original: Data?, encoding: ImageEncodingOptions) -> Data? {
+        let format = original.map { ImageFormat(data: $0) } ?? sourceFormat?.format ?? .unknown
+        switch format {
+        case .JPEG, .PNG, .WebP, .AVIF, .JXL: return encode(image, as: format, encoding: encoding)
+        case .GIF: return encode(image, as: image.isAnimated ? .GIF : .PNG, encoding: encoding)
+        case .HEIC, .unknown:
             return encode(image, as: image.isAnimated ? .GIF : (image.isOpaque ? .JPEG : .PNG), encoding: encoding)
         }
     }

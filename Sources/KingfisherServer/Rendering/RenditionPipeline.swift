@@ -42,10 +42,11 @@ final class RenditionPipeline: Sendable {
     /// `encoding` (at most `maxBytes` when given), and the tier it came from.
     ///
     /// `vet` runs before the origin is fetched (the address check); cached renditions skip it.
+    /// `prepare` runs before every job that processes (loading watermarks); cached renditions skip it.
     func rendition(
         source: URL, processor: any ImageProcessor, rendering: OutputFormat.Rendering,
         encoding: ImageEncodingOptions? = nil, maxBytes: Int? = nil, alphaInOpaqueFormats: AlphaInOpaqueFormats = .compositeOverBlack,
-        vet: @escaping @Sendable () async throws -> Void
+        vet: @escaping @Sendable () async throws -> Void, prepare: @escaping @Sendable () async throws -> Void = {}
     ) async throws -> (Rendition, CacheTier) {
         let encoding = encoding ?? self.encoding
         var output = rendering.token
@@ -70,6 +71,7 @@ final class RenditionPipeline: Sendable {
             let usesOriginal = keepsOriginals && !disk.hasExpiredEntry(forKey: key)
             let original = usesOriginal ? try? disk.value(forKey: Self.originalKey(for: source), extendingExpiration: .cacheTime) : nil
             if original == nil { try await vet() }
+            try await prepare()
             return try await limiter.run {
                 try await render(source: source, original: original ?? nil, cacheKey: cacheKey, key: key, processor: processor,
                                  serializer: RenditionSerializer(rendering: rendering, encoding: encoding, maxBytes: maxBytes,

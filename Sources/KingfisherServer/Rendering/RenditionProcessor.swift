@@ -15,22 +15,25 @@ struct RenditionProcessor: ImageProcessor {
     let maxOutputPixels: Int
     /// Why the last image was refused, when an operation would have made it too large.
     let failure = FailureBox()
+    /// The images of the watermark filters, fetched before processing.
+    let watermarks: WatermarkImages
     /// The processors of the `.spec` operations, by operation index.
     private let specProcessors: [Int: any ImageProcessor]
 
-    /// A processor for `operations`.
+    /// A processor for `operations`, drawing watermarks from `watermarks`.
     ///
     /// - Throws: ``ImageServerError`` (400) when a `.spec` operation does not parse.
-    init(operations: [RenditionOperation], maxOutputPixels: Int = .max) throws {
+    init(operations: [RenditionOperation], maxOutputPixels: Int = .max, watermarks: WatermarkImages = WatermarkImages()) throws {
         self.operations = operations
         self.maxOutputPixels = maxOutputPixels
+        self.watermarks = watermarks
         var processors: [Int: any ImageProcessor] = [:]
         var parts: [String] = []
         for (index, operation) in operations.enumerated() {
             switch operation {
             case .spec(let text):
                 do {
-                    let processor = try ProcessorSpec(parsing: text).processor()
+                    let processor = try ProcessorSpec(parsing: text).processor(readsFiles: false)
                     processors[index] = processor
                     parts.append(processor.identifier)
                 } catch let error as ProcessorSpecError {
@@ -71,6 +74,8 @@ struct RenditionProcessor: ImageProcessor {
                 image = decoded
             }
         }
+        // Where a trim left the image's origin, for the geometry after it (a manual crop).
+        var trimmedOrigin = (x: 0, y: 0)
         for index in operations.indices.dropFirst(next) {
             switch operations[index] {
             case .spec:
@@ -78,9 +83,26 @@ struct RenditionProcessor: ImageProcessor {
                       let processed = processor.process(item: .image(image), options: options) else { return nil }
                 image = processed
             case .geometry(let geometry):
-                let steps = geometry.rule.steps(width: image.pixelWidth, height: image.pixelHeight)
+                let steps = geometry.rule.steps(width: image.pixelWidth, height: image.pixelHeight, trimmedAt: trimmedOrigin)
                 guard allows(steps) else { return nil }
                 image = GeometryExecutor.apply(steps, to: image)
+            case .filter(.trim(let corner, let tolerance)):
+                guard let box = TrimExecutor.box(of: image, corner: corner, tolerance: tolerance) else { continue }
+                image = GeometryExecutor.apply([.crop(x: box.x, y: box.y, width: box.width, height: box.height)], to: image)
+                trimmedOrigin = (trimmedOrigin.x + box.x, trimmedOrigin.y + box.y)
+            case .filter(.watermark(let watermark)):
+                guard let mark = watermarks.image(for: watermark.image) else {
+                    failure.record(ImageServerError(.internalServerError, "the watermark \(watermark.image) was not loaded"))
+                    return nil
+                }
+                if watermark.subtractsAlpha {
+                    let transparency = Int(((1 - watermark.opacity) * 100).rounded())
+                    image = image.kf.watermarked(with: WatermarkAlpha.lowered(mark, by: 255 * transparency / 100), opacity: 1,
+                                                 x: watermark.x, y: watermark.y, scale: watermark.scale)
+                } else {
+                    image = image.kf.watermarked(with: mark, opacity: CGFloat(watermark.opacity), x: watermark.x, y: watermark.y,
+                                                 scale: watermark.scale)
+                }
             case .step(let step):
                 guard allows([step]) else { return nil }
                 image = GeometryExecutor.apply([step], to: image)
@@ -101,7 +123,8 @@ struct RenditionProcessor: ImageProcessor {
     private func allows(_ steps: [GeometryStep]) -> Bool {
         steps.allSatisfy { step in
             switch step {
-            case .scale(let width, let height), .extend(let width, let height, _, _, _):
+            case .scale(let width, let height), .extend(let width, let height, _, _, _),
+                 .fill(let width, let height, _, _, _, _):
                 return allows(width: width, height: height)
             case .crop, .smartCrop, .flip, .rotate:
                 return true

@@ -68,7 +68,7 @@ public struct ImagePath: Sendable, Hashable {
     public func processor() throws -> any ImageProcessor {
         guard spec != Self.noProcessing else { return DefaultImageProcessor.default }
         do {
-            return try ProcessorSpec(parsing: spec).processor()
+            return try ProcessorSpec(parsing: spec).processor(readsFiles: false)
         } catch let error as ProcessorSpecError {
             throw ImageServerError(.badRequest, "bad processor spec: \(error.description)")
         }

@@ -18,8 +18,16 @@ extension ImageServer {
             throw ImageServerError(grammar.refusedSourceStatus,
                                    "the source host '\(rendition.source.host ?? "")' is not in the allow-list (kf serve --allow-host)")
         }
+        for name in rendition.unsupportedFilters {
+            metrics.recordUnsupportedFilter(name)
+            logger.info("the \(grammar.name) filter \(name)() is not applied by kf serve; answering without it")
+        }
+        let watermarks = rendition.watermarks
+        try checkWatermarkSources(watermarks, refusedStatus: grammar.refusedSourceStatus)
+        let watermarkImages = WatermarkImages()
         let processor = try RenditionProcessor(operations: rendition.operations,
-                                               maxOutputPixels: configuration.limits.maxPixelsPerFrame)
+                                               maxOutputPixels: configuration.limits.maxPixelsPerFrame,
+                                               watermarks: watermarkImages)
         let rendering = Self.rendering(of: rendition.output, accept: request.headerFields[.accept])
         var encoding = pipeline.encoding
         if let quality = rendition.quality { encoding.compressionQuality = min(max(quality, 0.01), 1) }
@@ -28,7 +36,10 @@ extension ImageServer {
         let (answer, tier) = try await pipeline.rendition(
             source: rendition.source, processor: processor, rendering: rendering, encoding: encoding,
             maxBytes: rendition.maxBytes, alphaInOpaqueFormats: rendition.alphaInOpaqueFormats,
-            vet: { try await addressGuard.check(host: host) })
+            vet: { try await addressGuard.check(host: host) },
+            prepare: { [self] in
+                try await loadWatermarks(watermarks, into: watermarkImages, failureStatus: grammar.refusedSourceStatus)
+            })
         metrics.recordCache(tier)
 
         var headers = HTTPFields()
@@ -40,7 +51,10 @@ extension ImageServer {
             maxAge = min(maxAge, max(0, Int(expires.timeIntervalSinceNow.rounded(.down))))
         }
         headers[.cacheControl] = "public, max-age=\(maxAge)"
-        if case .negotiated = rendition.output { headers[.vary] = "Accept" }
+        switch rendition.output {
+        case .negotiated, .sourceOrAccepted: headers[.vary] = "Accept"
+        case .fixed, .source: break
+        }
         for (name, value) in rendition.headers.extra.sorted(by: { $0.key < $1.key }) {
             if let field = HTTPField.Name(name) { headers[field] = value }
         }
@@ -71,6 +85,10 @@ extension ImageServer {
         case .fixed(let format): return .fixed(format)
         case .negotiated: return OutputFormat.auto.rendering(accept: accept)
         case .source: return .source
+        case .sourceOrAccepted(let formats):
+            let header = AcceptHeader(accept)
+            let named = formats.filter { header.namesAcceptably($0.mimeType) }
+            return named.isEmpty ? .source : .sourceOr(named)
         }
     }
 

@@ -7,9 +7,11 @@ extension KFCrossPlatformImage {
     /// `x` and `y` may be negative or reach past the canvas: what falls outside is clipped, and an
     /// image entirely outside leaves only the background. The background is premultiplied, so a
     /// semi-transparent colour gives valid premultiplied pixels, and transparent parts of the image
-    /// show it through. Sides below 1 count as 1; the caller bounds the size (each frame of the result
-    /// takes `width × height × 4` bytes). Every frame of an animation is drawn.
-    public func extended(toPixelWidth width: Int, height: Int, x: Int, y: Int, background: KFCrossPlatformColor) -> KFCrossPlatformImage {
+    /// show it through (unless `blendsOntoBackground` is false: then the image's pixels, transparent
+    /// ones too, replace the background's). Sides below 1 count as 1; the caller bounds the size (each
+    /// frame of the result takes `width × height × 4` bytes). Every frame of an animation is drawn.
+    public func extended(toPixelWidth width: Int, height: Int, x: Int, y: Int, background: KFCrossPlatformColor,
+                         blendsOntoBackground: Bool = true) -> KFCrossPlatformImage {
         let canvasWidth = max(1, width)
         let canvasHeight = max(1, height)
         // Positions further out than a full image or canvas width draw the same nothing.
@@ -17,9 +19,10 @@ extension KFCrossPlatformImage {
         let top = min(max(y, -pixelHeight), canvasHeight)
         let color = background.premultiplied
         let placed = frames.map {
-            $0.drawn(onCanvasWidth: canvasWidth, height: canvasHeight, x: left, y: top, background: color)
+            $0.drawn(onCanvasWidth: canvasWidth, height: canvasHeight, x: left, y: top, background: color,
+                     copies: !blendsOntoBackground)
         }
-        let opaque = color.a == 255 || placed.allSatisfy(\.allOpaque)
+        let opaque = (color.a == 255 && (blendsOntoBackground || isOpaque)) || placed.allSatisfy(\.allOpaque)
         return KFCrossPlatformImage(validated: placed, loopCount: loopCount, scale: scale, isOpaque: opaque)
     }
 
@@ -35,10 +38,26 @@ extension KFCrossPlatformImage {
     }
 }
 
+extension KFCrossPlatformImage {
+    /// `canvas` (its first frame) with this image drawn on it, its top-left corner at (`x`, `y`),
+    /// source-over when `blends`, else with the image's pixels (transparent ones too) replacing the
+    /// canvas's; what falls outside the canvas is clipped. Every frame of an animation is drawn on
+    /// its own copy of the canvas; the result has the canvas's size and this image's scale.
+    public func placed(on canvas: KFCrossPlatformImage, x: Int, y: Int, blends: Bool = true) -> KFCrossPlatformImage {
+        let background = canvas.firstFrame
+        let placed = frames.map { frame in
+            FrameOverlay.draw(frame, over: background.withDuration(frame.duration), at: [(x: x, y: y)], opacity: 1,
+                              replaces: !blends)
+        }
+        return KFCrossPlatformImage(validated: placed, loopCount: loopCount, scale: scale,
+                                    isOpaque: placed.allSatisfy(\.allOpaque))
+    }
+}
+
 extension ImageFrame {
     /// A `width` × `height` canvas of the premultiplied `background` with this frame drawn
     /// source-over at (`x`, `y`), clipped; the duration is kept. One pass writes every output pixel once.
-    func drawn(onCanvasWidth width: Int, height: Int, x: Int, y: Int, background: RGBA8) -> ImageFrame {
+    func drawn(onCanvasWidth width: Int, height: Int, x: Int, y: Int, background: RGBA8, copies: Bool = false) -> ImageFrame {
         let fill = (UInt32(background.r) | UInt32(background.g) << 8 | UInt32(background.b) << 16
             | UInt32(background.a) << 24).littleEndian
         // The visible part of the frame: source columns and rows, and where they land.
@@ -49,7 +68,7 @@ extension ImageFrame {
         // Source-over on a background of one colour: each premultiplied channel is `s + b·(255 − αs)/255`,
         // which never carries into the next byte, so one word addition per pixel does it, with the
         // background's share for every source alpha from a table.
-        let copies = background.a == 0
+        let copies = copies || background.a == 0
         let covered: [UInt32] = copies ? [] : (0..<256).map { alpha in
             let under = 255 - UInt32(alpha)
             return (UInt32(PixelConversion.multiply(background.r, under)) | UInt32(PixelConversion.multiply(background.g, under)) << 8

@@ -18,6 +18,8 @@ import Kingfisher
 /// | `IMGPROXY_AUTO_WEBP`/`_AVIF` (old names `IMGPROXY_ENABLE_WEBP_DETECTION`/`_AVIF_DETECTION`) | false | no extension → format negotiated from `Accept` |
 /// | `IMGPROXY_ENFORCE_WEBP`/`_AVIF` | false | every URL's format negotiated from `Accept`, even with an extension |
 /// | `IMGPROXY_TTL` | 31536000 | `Cache-Control: max-age` |
+/// | `IMGPROXY_WATERMARK_DATA` (base64), `_PATH`, `_URL` | none | the image `wm` draws (the first set); a URL is fetched like a source |
+/// | `IMGPROXY_WATERMARK_OPACITY` | 1 | multiplies `wm`'s opacity (0 < x ≤ 1) |
 ///
 /// Not honoured (the `kf serve` flags govern these instead): `IMGPROXY_MAX_ANIMATION_FRAMES` (kf
 /// keeps every frame up to its own `--max-frames`), `IMGPROXY_PRESETS_PATH`, `IMGPROXY_URL_REPLACEMENTS`,
@@ -54,6 +56,10 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
     public var enforceAVIF: Bool
     /// `Cache-Control: max-age` in seconds.
     public var ttl: Int
+    /// The image `wm` draws, or `nil` when none is configured (then `wm` draws nothing).
+    public var watermark: RenditionWatermark.Image?
+    /// Multiplies `wm`'s opacity, 0 < x ≤ 1.
+    public var watermarkOpacity: Double
 
     /// imgproxy's per-format quality defaults.
     public static let defaultFormatQuality: [ImageFormat: Int] = [.WebP: 79, .AVIF: 63, .JXL: 77]
@@ -66,7 +72,7 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
                 trustedSignatures: [String] = [], presets: [String: [String]] = [:], onlyPresets: Bool = false,
                 baseURL: String = "", quality: Int = 80, formatQuality: [ImageFormat: Int] = defaultFormatQuality,
                 autoWebP: Bool = false, enforceWebP: Bool = false, autoAVIF: Bool = false, enforceAVIF: Bool = false,
-                ttl: Int = 31_536_000) throws {
+                ttl: Int = 31_536_000, watermark: RenditionWatermark.Image? = nil, watermarkOpacity: Double = 1) throws {
         self.keys = keys
         self.salts = salts
         self.signatureSize = signatureSize
@@ -81,6 +87,8 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
         self.autoAVIF = autoAVIF
         self.enforceAVIF = enforceAVIF
         self.ttl = ttl
+        self.watermark = watermark
+        self.watermarkOpacity = watermarkOpacity
         try validate()
     }
 
@@ -107,7 +115,18 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
             enforceWebP: try env.bool("IMGPROXY_ENFORCE_WEBP") ?? false,
             autoAVIF: try env.bool("IMGPROXY_AUTO_AVIF") ?? env.bool("IMGPROXY_ENABLE_AVIF_DETECTION") ?? false,
             enforceAVIF: try env.bool("IMGPROXY_ENFORCE_AVIF") ?? false,
-            ttl: try env.int("IMGPROXY_TTL") ?? 31_536_000)
+            ttl: try env.int("IMGPROXY_TTL") ?? 31_536_000,
+            watermark: try Self.watermarkImage(env),
+            watermarkOpacity: try Self.number(env, "IMGPROXY_WATERMARK_OPACITY") ?? 1)
+    }
+
+    /// A decimal variable, `nil` when unset or empty.
+    private static func number(_ env: ImgproxyEnvironment, _ name: String) throws -> Double? {
+        guard let text = env.string(name), !text.isEmpty else { return nil }
+        guard let value = Double(text), value.isFinite else {
+            throw ImgproxyConfigurationError("\(name) must be a number, not '\(text)'")
+        }
+        return value
     }
 
     /// This configuration with the key and salt of `--imgproxy-key`/`--imgproxy-salt` (hex), which
@@ -147,6 +166,9 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
             throw ImgproxyConfigurationError("IMGPROXY_FORMAT_QUALITY for \(bad.key) must be 1...100, not \(bad.value)")
         }
         guard ttl >= 0 else { throw ImgproxyConfigurationError("IMGPROXY_TTL must not be negative") }
+        guard watermarkOpacity > 0, watermarkOpacity <= 1 else {
+            throw ImgproxyConfigurationError("IMGPROXY_WATERMARK_OPACITY must be between 0 and 1, not \(watermarkOpacity)")
+        }
         for (name, segments) in presets where name.isEmpty || segments.isEmpty {
             throw ImgproxyConfigurationError("IMGPROXY_PRESETS has an empty name or value in '\(name)'")
         }

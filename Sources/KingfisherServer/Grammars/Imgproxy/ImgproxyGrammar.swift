@@ -6,7 +6,7 @@ import Kingfisher
 /// `/<signature>/<option:args>/…/<base64url split by />[.ext]`, answered as imgproxy 4 answers it.
 ///
 /// Statuses follow imgproxy: 403 for a bad signature and for the per-URL security options, 404 for a
-/// malformed path, an unknown or unsupported option (`t`, `pix`, `wm`, `raw`), a bad argument, an
+/// malformed path, an unknown or unsupported option (`t`, `pix`, `raw`), a bad argument, an
 /// expired URL or a source that is not http(s); 422 for an output format kf cannot write.
 ///
 /// Output: an extension or `f` fixes the format. Without one the answer is
@@ -18,6 +18,8 @@ import Kingfisher
 /// sharpen and `bg` run after the whole geometry, so with `ex`/`pd` the blur also reaches the
 /// added border (imgproxy blurs before extending). `ar`, `sm`, `kcr`, `scp`, `ph`, `eth`, `skp` and
 /// `cb` are read and change nothing: kf always applies EXIF orientation and writes no metadata.
+/// `wm` draws the configured watermark (``ImgproxyConfiguration/watermark``) after the filters;
+/// without one it draws nothing, as imgproxy does.
 public struct ImgproxyGrammar: RenditionGrammar {
     /// The imgproxy configuration.
     public let configuration: ImgproxyConfiguration
@@ -104,6 +106,10 @@ public struct ImgproxyGrammar: RenditionGrammar {
         if options.blur > 0 { operations.append(.filter(.blur(sigma: options.blur))) }
         if options.sharpen > 0 { operations.append(.filter(.sharpen(sigma: options.sharpen))) }
         if let background = options.geometry.background { operations.append(.filter(.background(background))) }
+        if let watermark = options.watermark.watermark(image: configuration.watermark, opacity: configuration.watermarkOpacity,
+                                                       dpr: options.geometry.dpr) {
+            operations.append(.filter(.watermark(watermark)))
+        }
 
         let output: RenditionOutput
         if configuration.enforceWebP || configuration.enforceAVIF {

@@ -23,6 +23,8 @@ struct ImgproxyOptions {
     var fileName: String?
     /// `att`.
     var attachment = false
+    /// `wm`.
+    var watermark = ImgproxyWatermarkOption()
 
     /// Applies the option segments `segments` (`name:arg:arg`), presets through `presets`.
     mutating func apply(segments: [Substring], presets: ImgproxyPresets, now: Date) throws {
@@ -112,7 +114,8 @@ struct ImgproxyOptions {
         case "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
              "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
             throw ImageServerError(.forbidden, "Security processing options are not allowed (\(name))")
-        case "trim", "t", "pixelate", "pix", "watermark", "wm", "raw":
+        case "watermark", "wm": watermark = try ImgproxyWatermarkOption.parse(name, args)
+        case "trim", "t", "pixelate", "pix", "raw":
             throw A.invalid("kf serve does not support the imgproxy option \(name)")
         default:
             throw A.invalid("unknown processing option \(name)")

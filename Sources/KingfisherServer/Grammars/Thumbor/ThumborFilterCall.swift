@@ -23,6 +23,10 @@ struct ThumborFilterCall: Equatable {
         case word
         /// `\d+(\|\d+)?` (`round_corner`'s radii).
         case radii
+        /// `-?\d+p?|center|repeat` (`watermark`'s positions).
+        case position
+        /// `-?\d+|none` (`watermark`'s size ratios).
+        case ratio
     }
 
     /// The filters this grammar maps, with their argument patterns and how many are required.
@@ -35,7 +39,25 @@ struct ThumborFilterCall: Equatable {
         "round_corner": ([.radii, .positiveNumber, .positiveNumber, .positiveNumber, .boolean], 4),
         "brightness": ([.number], 1), "contrast": ([.number], 1),
         "sharpen": ([.decimal, .decimal, .boolean], 3), "focal": ([.string], 1), "proportion": ([.decimal], 1),
+        "watermark": ([.string, .position, .position, .positiveNumber, .ratio, .ratio], 4),
     ]
+
+    /// thumbor's other built-in filters, which the server reads but does not apply.
+    static let unsupported: Set<String> = [
+        "autojpg", "colorize", "convolution", "curve", "equalize", "extract_focal", "frame", "noise", "red_eye", "rgb",
+        "saturation",
+    ]
+
+    /// The names of the filters in `filters` (percent-decoded) that thumbor knows and this grammar
+    /// does not apply, in order, each once.
+    static func unsupportedNames(in filters: String) -> [String] {
+        var names: [String] = []
+        for piece in filters.components(separatedBy: "):") {
+            let name = String(piece.prefix { $0 != "(" })
+            if unsupported.contains(name), !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
 
     /// The filter's name.
     let name: String
@@ -97,6 +119,13 @@ struct ThumborFilterCall: Equatable {
         case .radii:
             let radii = text.split(separator: "|", omittingEmptySubsequences: false)
             return radii.count <= 2 && radii.allSatisfy(digits) ? text : nil
+        case .position:
+            if text == "center" || text == "repeat" { return text }
+            var body = text.first == "-" ? text.dropFirst() : text
+            if body.last == "p" { body = body.dropLast() }
+            return digits(body) ? text : nil
+        case .ratio:
+            return text == "none" || digits(text.first == "-" ? text.dropFirst() : text) ? text : nil
         }
     }
 

@@ -9,6 +9,16 @@ extension ThumborGeometry {
         plan.run()
         return plan.steps
     }
+
+    /// The steps after a trim that cut the image out at `origin`: the manual crop is moved by it,
+    /// as thumbor moves it after trimming.
+    public func steps(width: Int, height: Int, trimmedAt origin: (x: Int, y: Int)) -> [GeometryStep] {
+        guard origin != (0, 0), let crop else { return steps(width: width, height: height) }
+        var moved = self
+        moved.crop = Edges(left: crop.left - origin.x, top: crop.top - origin.y, right: crop.right - origin.x,
+                           bottom: crop.bottom - origin.y)
+        return moved.steps(width: width, height: height)
+    }
 }
 
 /// The state of thumbor's `Transformer` while one geometry is resolved: the image's current size,

@@ -50,8 +50,9 @@ public struct ThumborGeometry: RenditionGeometryRule {
         case rotate(degrees: Int)
         /// `upscale()`: enlarge to fit the requested box when the image is smaller on both sides.
         case upscale
-        /// `fill(C[,fill_transparent])`: centre on a canvas of the requested size painted `color`.
-        case fill(color: RenditionColor, fillTransparent: Bool)
+        /// `fill(C[,fill_transparent])`: centre on a canvas of the requested size painted by `fill`,
+        /// the image's transparent pixels kept unless `fillTransparent`.
+        case fill(RenditionFill, fillTransparent: Bool)
         /// `proportion(F)`: scale both sides by `factor` (0 < factor ≤ 1).
         case proportion(factor: Double)
 
@@ -59,7 +60,7 @@ public struct ThumborGeometry: RenditionGeometryRule {
             switch self {
             case .rotate(let degrees): return "rotate(\(degrees))"
             case .upscale: return "upscale()"
-            case .fill(let color, let fillTransparent): return "fill(\(color),\(fillTransparent))"
+            case .fill(let fill, let fillTransparent): return "fill(\(fill),\(fillTransparent))"
             case .proportion(let factor): return "proportion(\(factor))"
             }
         }
@@ -79,7 +80,7 @@ public struct ThumborGeometry: RenditionGeometryRule {
     public var full = false
     /// `adaptive-`: swap the box's sides when its orientation differs from the image's.
     public var adaptive = false
-    /// `trim[:corner][:tolerance]` as written; parsed but not applied (see the grammar's notes).
+    /// `trim[:corner][:tolerance]` as written; the grammar trims before this geometry runs.
     public var trim: String?
     /// Manual crop `AxB:CxD`, applied first.
     public var crop: Edges?

@@ -2,8 +2,8 @@ import Foundation
 import Kingfisher
 
 extension ThumborGrammar {
-    /// The colour `fill(auto)`, `fill(blur)` and `background_color(auto)` use: thumbor computes a
-    /// median colour or a blurred copy of the image, which a request cannot name before decoding.
+    /// The colour `background_color(auto)` uses: thumbor computes it from the pixels, which a
+    /// request cannot name before decoding.
     static let fallbackFillColor = RenditionColor.white
 
     /// Applies one well-formed filter: output settings to `request`, geometry to `geometry`, pixel
@@ -27,10 +27,8 @@ extension ThumborGrammar {
         case "stretch":
             geometry.stretch = true
         case "fill":
-            guard let color = color(call.arguments[0]) else { return }
-            let fillTransparent = call.boolean(1)
-            geometry.postSteps.append(.fill(color: color, fillTransparent: fillTransparent))
-            if fillTransparent { filters.append(.background(color)) }
+            guard let canvas = fill(call.arguments[0]) else { return }
+            geometry.postSteps.append(.fill(canvas, fillTransparent: call.boolean(1)))
         case "background_color":
             if let color = color(call.arguments[0]) { filters.append(.background(color)) }
         case "rotate":
@@ -41,8 +39,53 @@ extension ThumborGrammar {
             if let factor = call.decimal(0), factor > 0, factor <= 1 { geometry.postSteps.append(.proportion(factor: factor)) }
         case "focal":
             if let region = focalRegion(call.arguments[0]) { geometry.focalRegions.append(region) }
+        case "watermark":
+            if let watermark = watermark(call) { filters.append(.watermark(watermark)) }
         default:
             if let filter = pixelFilter(call) { filters.append(filter) }
+        }
+    }
+
+    /// `fill(C)`'s canvas: a colour, `auto` (the image's average colour) or `blur` (the image
+    /// blurred as thumbor's `blur(50)` blurs, stretched to the canvas).
+    static func fill(_ word: Substring) -> RenditionFill? {
+        switch word {
+        case "auto": return .average
+        case "blur": return .blurred(sigma: blurSigma(radius: 50, sigma: 0))
+        default: return ThumborColor.parse(word).map { .color($0) }
+        }
+    }
+
+    /// `watermark(url,x,y,alpha[,w_ratio,h_ratio])`: `x`/`y` from the left/top, from the right/bottom
+    /// when negative, `Np` for N % of the side, `center` or `repeat`; `alpha` 0...100 is how
+    /// transparent the watermark is; the ratios (percent, `none` for no limit) fit it inside that share
+    /// of the image.
+    static func watermark(_ call: ThumborFilterCall) -> RenditionWatermark? {
+        guard let url = try? ThumborImageURI.url(fromRaw: call.arguments[0]) else { return nil }
+        let transparency = min(call.integer(3) ?? 0, 100)
+        func ratio(_ index: Int) -> Double? {
+            guard index < call.arguments.count, call.arguments[index] != "none", let percent = call.integer(index),
+                  percent != 0 else { return nil }
+            return Double(percent) / 100
+        }
+        return RenditionWatermark(image: .url(url), opacity: Double(100 - transparency) / 100,
+                                  x: watermarkAxis(call.arguments[1]), y: watermarkAxis(call.arguments[2]),
+                                  scale: WatermarkScale(width: ratio(4), height: ratio(5)), subtractsAlpha: true)
+    }
+
+    /// One of `watermark`'s positions: `center`, `repeat`, `[-]N` pixels or `[-]Np` percent.
+    static func watermarkAxis(_ text: Substring) -> WatermarkAxis {
+        switch text {
+        case "center": return .center(.pixels(0))
+        case "repeat": return .spread
+        default:
+            let negative = text.first == "-"
+            var digits = negative ? text.dropFirst() : text
+            let percent = digits.last == "p"
+            if percent { digits = digits.dropLast() }
+            let value = ThumborPath.number(digits)
+            let offset: WatermarkOffset = percent ? .fraction(Double(value) / 100) : .pixels(value)
+            return negative ? .end(offset) : .start(offset)
         }
     }
 
@@ -71,11 +114,13 @@ extension ThumborGrammar {
         }
     }
 
-    /// `format(F)`: thumbor's formats plus `jxl`; HEIC/HEIF are not written here and become JPEG,
-    /// and an unknown name puts the output back to the source's format, as thumbor does.
+    /// `format(F)`: thumbor's formats plus `jxl`; HEIC/HEIF, which the server does not write, keep
+    /// the source's format (at ``ThumborGrammar/heifQuality`` unless `quality()` is given), as thumbor
+    /// answers when its engine has no HEIF encoder (pillow-heif), and an unknown name puts the
+    /// output back to the source's format, as thumbor does.
     static func output(named name: String) -> RenditionOutput {
         switch name.lowercased() {
-        case "jpeg", "jpg", "heic", "heif": return .fixed(.JPEG)
+        case "jpeg", "jpg": return .fixed(.JPEG)
         case "png": return .fixed(.PNG)
         case "gif": return .fixed(.GIF)
         case "webp": return .fixed(.WebP)
@@ -85,7 +130,7 @@ extension ThumborGrammar {
         }
     }
 
-    /// A colour argument; `auto` and `blur` take ``fallbackFillColor``.
+    /// A colour argument of `background_color`; `auto` and `blur` take ``fallbackFillColor``.
     static func color(_ word: Substring) -> RenditionColor? {
         word == "auto" || word == "blur" ? fallbackFillColor : ThumborColor.parse(word)
     }

@@ -10,12 +10,16 @@ import Kingfisher
 /// exactly as sent, in URL-safe base64 with `=` padding (the segment may also be percent-encoded;
 /// a path whose `https://` a proxy merged into `https:/` is checked as signed with `//`).
 /// Every refusal is a 400, as thumbor answers. Known filters map onto the model; unknown filters
-/// and filters whose arguments do not match are skipped, as thumbor skips them. The output keeps
-/// the source's format unless `format()` says otherwise. `meta` and `debug` paths are refused
-/// (400): the JSON description and the focal-point overlay are not implemented. `trim` is read
-/// (it enters the cache key) but not applied, as thumbor serves untrimmed when it cannot trim.
+/// and filters whose arguments do not match are skipped, as thumbor skips them. thumbor's built-in
+/// filters the server does not apply (``ThumborFilterCall/unsupported``) are skipped too and
+/// reported in ``RenditionRequest/unsupportedFilters``, or refused (400) with `strictFilters`.
+/// The output keeps the source's format unless `format()` says otherwise, or, with `autoWebP` or
+/// `autoAVIF` (thumbor's `AUTO_WEBP`/`AUTO_AVIF`) and no `format()`, becomes WebP (then AVIF) for
+/// a client whose `Accept` names it. `meta` and `debug` paths are refused (400): the JSON
+/// description and the focal-point overlay are not implemented. `trim` runs before the geometry.
 /// Geometric filters (`fill`, `upscale`, `rotate`, `proportion`) run inside ``ThumborGeometry`` in
-/// URL order; pixel filters run after the whole geometry, in URL order among themselves.
+/// URL order; pixel filters (`watermark` among them) run after the whole geometry, in URL order
+/// among themselves.
 public struct ThumborGrammar: RenditionGrammar {
     public var name: String { "thumbor" }
     public var refusedSourceStatus: HTTPResponse.Status { .badRequest }
@@ -26,12 +30,26 @@ public struct ThumborGrammar: RenditionGrammar {
     let key: SymmetricKey?
     /// thumbor's `ALLOW_UNSAFE_URL`.
     let allowsUnsafe: Bool
+    /// thumbor's `AUTO_WEBP`: without `format()`, WebP for clients whose `Accept` names it.
+    public let autoWebP: Bool
+    /// thumbor's `AUTO_AVIF`: without `format()`, AVIF for clients whose `Accept` names it (WebP
+    /// first when both are on and named, as thumbor prefers).
+    public let autoAVIF: Bool
+    /// Refuse (400) a URL naming a filter thumbor has and the server does not apply, instead of
+    /// skipping it.
+    public let strictFilters: Bool
 
     /// The grammar checking signatures with `securityKey` (thumbor's `SECURITY_KEY` as UTF-8 bytes;
-    /// `nil` or empty: no signed URL is accepted), serving `unsafe/` URLs only when `allowsUnsafe`.
-    public init(securityKey: Data?, allowsUnsafe: Bool) {
+    /// `nil` or empty: no signed URL is accepted), serving `unsafe/` URLs only when `allowsUnsafe`,
+    /// negotiating WebP and AVIF as `autoWebP` and `autoAVIF` say, refusing filters it cannot apply
+    /// when `strictFilters`.
+    public init(securityKey: Data?, allowsUnsafe: Bool, autoWebP: Bool = false, autoAVIF: Bool = false,
+                strictFilters: Bool = false) {
         key = securityKey.flatMap { $0.isEmpty ? nil : SymmetricKey(data: $0) }
         self.allowsUnsafe = allowsUnsafe
+        self.autoWebP = autoWebP
+        self.autoAVIF = autoAVIF
+        self.strictFilters = strictFilters
     }
 
     public func request(forRawPath rawPath: Substring) throws -> RenditionRequest {
@@ -46,14 +64,47 @@ public struct ThumborGrammar: RenditionGrammar {
         request.alphaInOpaqueFormats = .discard
         var geometry = path.geometry
         var filters: [RenditionFilter] = []
+        var namesFormat = false
         if let raw = path.filters {
             let text = try PercentEncoding.decodedString(raw, what: "the filters")
+            request.unsupportedFilters = ThumborFilterCall.unsupportedNames(in: text)
+            if strictFilters, let name = request.unsupportedFilters.first {
+                throw ImageServerError(.badRequest, "kf serve does not apply thumbor's \(name)() filter (--strict-filters)")
+            }
+            var heif = false, namesQuality = false
             for call in ThumborFilterCall.calls(in: text) {
+                if call.name == "format" {
+                    let name = call.arguments[0].lowercased()
+                    if Self.formatNames.contains(name) { namesFormat = true }
+                    heif = name == "heic" || name == "heif"
+                }
+                if call.name == "quality" { namesQuality = true }
                 Self.apply(call, to: &request, geometry: &geometry, filters: &filters)
             }
+            // thumbor picks HEIF_QUALITY (75 when unset) for format(heic) before its engine, with no
+            // HEIF encoder, writes the source's format.
+            if heif, !namesQuality { request.quality = Self.heifQuality }
         }
-        request.operations = [.geometry(RenditionGeometry(geometry))] + filters.map { .filter($0) }
+        let automatic = (autoWebP ? [ImageFormat.WebP] : []) + (autoAVIF ? [ImageFormat.AVIF] : [])
+        if !namesFormat, !automatic.isEmpty { request.output = .sourceOrAccepted(automatic) }
+        let trim = geometry.trim.map(Self.trim) ?? []
+        request.operations = trim + [.geometry(RenditionGeometry(geometry))] + filters.map { .filter($0) }
         return request
+    }
+
+    /// The quality of `format(heic)` without `quality()`: thumbor's `HEIF_QUALITY` default.
+    public static let heifQuality = 0.75
+
+    /// The names `format()` takes; any other leaves the output as it was, automatic formats included.
+    static let formatNames: Set<String> = ["jpeg", "jpg", "png", "gif", "webp", "avif", "heic", "heif", "jxl"]
+
+    /// `trim[:CORNER][:TOLERANCE]` as thumbor reads it: the second part names the corner (anything
+    /// but `top-left`, a tolerance written there too, means bottom-right), the third the tolerance.
+    static func trim(_ text: String) -> [RenditionOperation] {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        let corner: TrimCorner = parts.count < 2 || parts[1] == "top-left" ? .topLeft : .bottomRight
+        let tolerance = parts.count > 2 ? ThumborPath.number(parts[2]) : 0
+        return [.filter(.trim(corner: corner, tolerance: tolerance))]
     }
 
     /// The signature `signedPart` needs under this grammar's key (`nil` without a key).

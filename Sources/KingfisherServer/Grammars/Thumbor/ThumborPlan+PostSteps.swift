@@ -6,8 +6,8 @@ extension ThumborPlan {
             rotate(counterClockwise: degrees)
         case .upscale:
             upscale()
-        case .fill(let color, _):
-            fill(color)
+        case .fill(let fill, let fillTransparent):
+            self.fill(fill, fillTransparent: fillTransparent)
         case .proportion(let factor):
             guard factor > 0, factor <= 1 else { return }
             let newWidth = Double(width) * factor, newHeight = Double(height) * factor
@@ -38,12 +38,13 @@ extension ThumborPlan {
     }
 
     /// `fill(C)`: the image centred (offsets rounded down) on a canvas of the requested size, or of
-    /// the image's side where the request gave 0; parts outside the canvas are cut off first.
-    mutating func fill(_ color: RenditionColor) {
+    /// the image's side where the request gave 0; parts outside the canvas are cut off first. The
+    /// image is pasted over the canvas (its transparent pixels filled) only with `fillTransparent`.
+    mutating func fill(_ fill: RenditionFill, fillTransparent: Bool) {
         let requestedWidth = side(requestWidth, orElse: width), requestedHeight = side(requestHeight, orElse: height)
         let canvasWidth = requestedWidth != 0 ? requestedWidth : width
         let canvasHeight = requestedHeight != 0 ? requestedHeight : height
-        guard canvasWidth != width || canvasHeight != height else { return }
+        guard canvasWidth != width || canvasHeight != height || fillTransparent else { return }
         let x = Math.floorDivide(canvasWidth - width, 2), y = Math.floorDivide(canvasHeight - height, 2)
         if x < 0 || y < 0 {
             let keptWidth = min(width, canvasWidth), keptHeight = min(height, canvasHeight)
@@ -51,7 +52,8 @@ extension ThumborPlan {
             width = keptWidth
             height = keptHeight
         }
-        steps.append(.extend(width: canvasWidth, height: canvasHeight, x: max(0, x), y: max(0, y), background: color))
+        steps.append(.fill(width: canvasWidth, height: canvasHeight, x: max(0, x), y: max(0, y), fill: fill,
+                           blends: fillTransparent))
         width = canvasWidth
         height = canvasHeight
     }
