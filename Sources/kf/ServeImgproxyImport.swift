@@ -19,11 +19,10 @@ struct ImgproxyImport {
         "IMGPROXY_ENABLE_WEBP_DETECTION", "IMGPROXY_ENABLE_AVIF_DETECTION", "IMGPROXY_LOCAL_FILESYSTEM_ROOT",
     ]
 
-    /// The variables mapped onto `kf serve` settings (see ``ServeSetting/imgproxy``).
-    static let mappedVariables: Set<String> = [
-        "IMGPROXY_BIND", "IMGPROXY_ALLOWED_SOURCES", "IMGPROXY_MAX_SRC_RESOLUTION", "IMGPROXY_MAX_SRC_FILE_SIZE",
-        "IMGPROXY_TTL", "IMGPROXY_PROMETHEUS_BIND",
-    ]
+    /// The variables mapped onto `kf serve` settings: those ``ServeSetting/all`` names, but the
+    /// grammar's own (IMGPROXY_BIND, _ALLOWED_SOURCES, _MAX_SRC_RESOLUTION, _MAX_SRC_FILE_SIZE,
+    /// _TTL, _PROMETHEUS_BIND).
+    static let mappedVariables = Set(ServeSetting.all.flatMap(\.imgproxy)).subtracting(grammarVariables)
 
     /// imgproxy settings `kf serve` knows and does not honour, with the reason. The watermark and
     /// S3 variables are listed here until `kf serve` reads them.

@@ -96,11 +96,6 @@ struct ServeRunCommand: ParsableCommand {
         return failure.description(host: host, port: port)
     }
 
-    /// Every value of a repeatable option, each split at commas, trimmed, empty ones dropped.
-    static func commaSeparated(_ values: [String]) -> [String] {
-        values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
     /// The host name as an instance name: characters a name may not hold become `-`; `kf-serve`
     /// when the host has no name.
     static func hostInstanceName() -> String {
