@@ -31,6 +31,11 @@ struct ServeResolution {
         if let thumborConf {
             let file = try ThumborImport(path: thumborConf, mountsThumbor: thumborMount != nil)
             // imgproxy's variables come before the file, as variables come before files.
+            for (setting, value) in file.values.sorted(by: { $0.key < $1.key }) {
+                if let winner = resolver.imported[setting] {
+                    notices.append("\(value.origin) is overridden by \(winner.origin) for \(setting); not read")
+                }
+            }
             resolver.imported.merge(file.values) { current, _ in current }
             notices += file.notices
             thumbor = file

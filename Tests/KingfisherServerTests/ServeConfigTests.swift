@@ -160,6 +160,17 @@ struct ServeConfigTests {
         #expect(refused.error.contains("QUALITY = 'high'"), "\(refused.error)")
     }
 
+    @Test("imgproxy's variable outranks thumbor.conf's setting, and the file's value is named as not read")
+    func importedConflict() async throws {
+        let conf = try Self.temporaryFile("MAX_AGE = 100\nALLOWED_SOURCES = ['a.example']\n")
+        defer { try? FileManager.default.removeItem(at: conf.deletingLastPathComponent()) }
+        let run = try await Self.kf(["serve", "config", "--key", "k", "--thumbor-conf", conf.path], ["IMGPROXY_TTL": "200"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(Self.line(run.output, "max-age")?.value == "200")
+        #expect(Self.line(run.output, "allow-host")?.origin == "file \(conf.path): ALLOWED_SOURCES")
+        #expect(run.error == "kf serve: file \(conf.path): MAX_AGE is overridden by variable IMGPROXY_TTL for max-age; not read\n")
+    }
+
     @Test("kf serve run --help names each option's variable and says each default once")
     func helpNamesVariables() async throws {
         let run = try await Self.kf(["serve", "run", "--help"])
