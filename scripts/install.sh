@@ -4,7 +4,8 @@
 #
 #   PREFIX/bin/kf                  stripped of its symbol tables
 #   PREFIX/share/man/man1/kf.1     made from kf's own help by swift-argument-parser's
-#                                  generate-manual tool (an mdoc page)
+#                                  generate-manual tool (an mdoc page), finished by
+#                                  scripts/lib/kf_manual.py (scripts/check-manual.sh checks it)
 #
 #   bash scripts/install.sh [PREFIX]      (default: /usr/local)
 #
@@ -41,6 +42,8 @@ date="$(git log -1 --format=%cs 2>/dev/null || date -u +%F)"
     --output-directory "$manual_dir"
 page="$manual_dir/kf.1"
 [[ -f "$page" ]] || { echo "install.sh: generate-manual wrote no kf.1" >&2; exit 1; }
+# Paragraph breaks for the discussions' blank lines, and the ENVIRONMENT, FILES and SEE ALSO sections.
+python3 scripts/lib/kf_manual.py "$page"
 
 echo "== installing into $prefix"
 mkdir -p "$bin_dir" "$man_dir"

@@ -41,6 +41,8 @@ bash scripts/check-curl-loader.sh
 bash scripts/check-serve-demo.sh
 bash scripts/check-nginx.sh
 bash scripts/check-docs.sh
+# kf's man page renders without warnings and documents the environment.
+bash scripts/check-manual.sh
 # The fuzz targets keep building and a few seconds of each finds nothing (scripts/fuzz.sh runs
 # them at length); a debug build here, as the sanitizer build of every dependency is long.
 FUZZ_CONFIGURATION=debug bash scripts/fuzz.sh --smoke --seconds 3

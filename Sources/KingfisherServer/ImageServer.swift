@@ -61,7 +61,8 @@ public final class ImageServer: Sendable {
             redirects: RedirectVetting(allowedSources: configuration.allowedSources, addressGuard: addressGuard))
         self.signer = configuration.signingKey.map { URLSigner(key: $0) }
         self.addressGuard = addressGuard
-        self.nativeGrammar = NativeGrammar(signingKey: configuration.signingKey, allowsUnsigned: configuration.allowsUnsigned)
+        self.nativeGrammar = NativeGrammar(
+            signingKey: configuration.signingKey, allowsUnsigned: configuration.allowsUnsigned, localRoot: configuration.localRoot)
         self.replicaField = configuration.instanceName.flatMap { name in
             HTTPField.Name("X-Kf-Replica").map { HTTPField(name: $0, value: name) }
         }
@@ -79,7 +80,7 @@ public final class ImageServer: Sendable {
     }
 
     /// Adds `GET /{signature}/{format}/{spec}/{source}` (see ``ImagePath``; also `HEAD`), `GET /health`,
-    /// `GET /healthcheck` (thumbor's) and `GET /metrics` to `router`, relative to wherever the router
+    /// `GET /healthcheck` (thumbor's) and `GET /metrics` (unless ``ImageServerConfiguration/servesMetricsSeparately``) to `router`, relative to wherever the router
     /// is mounted, the demo page at `GET /` when ``ImageServerConfiguration/demoSamples`` is set,
     /// and a middleware serving ``ImageServerConfiguration/mounts`` (their prefixes are absolute paths).
     ///
@@ -96,9 +97,7 @@ public final class ImageServer: Sendable {
         router.get("health") { [self] request, _ in
             await answer(request, route: .health(healthy: "ok\n"))
         }
-        router.get("metrics") { [self] request, _ in
-            await answer(request, route: .metrics)
-        }
+        if !configuration.servesMetricsSeparately { addMetricsRoute(to: router) }
         if !configuration.rootIsMounted {
             router.get(":signature/:format/:spec/:source") { [self] request, _ in
                 await answer(request, route: .image(nativeGrammar, rawPath: Self.lastSegments(4, of: request.uri.path)))
@@ -109,6 +108,13 @@ public final class ImageServer: Sendable {
         }
         if let samples = configuration.demoSamples {
             addDemoRoutes(to: router, samples: samples)
+        }
+    }
+
+    /// Adds `GET /metrics`, the Prometheus exposition of ``metrics``.
+    func addMetricsRoute<Context: RequestContext>(to router: some RouterMethods<Context>) {
+        router.get("metrics") { [self] request, _ in
+            await answer(request, route: .metrics)
         }
     }
 

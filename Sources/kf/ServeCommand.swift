@@ -19,7 +19,7 @@ struct ServeCommand: ParsableCommand {
         --avif-speed says otherwise: slower speeds make files a little smaller but make the \
         first client of each rendition wait seconds for a large image (see 'kf serve run --help').
         """,
-        subcommands: [ServeRunCommand.self, ServeSignCommand.self],
+        subcommands: [ServeRunCommand.self, ServeSignCommand.self, ServeConfigCommand.self],
         defaultSubcommand: ServeRunCommand.self,
         // No help flag of its own: `kf serve --help` is the default subcommand's, so it lists the
         // options of `run` (and names `sign`); `kf help serve` prints this overview.
@@ -52,8 +52,14 @@ struct ServeSignCommand: ParsableCommand {
     @Option(help: "The output format: jpeg, png, webp, gif, avif, jxl or auto.")
     var format: String = OutputFormat.auto.rawValue
 
-    @Argument(help: "The http(s) URLs of the source images.")
+    @Argument(help: "The http(s) URLs of the source images, or file:PATH for a file below the server's --local-root (PATH relative, percent-encoded).")
     var sources: [String]
+
+    /// `file:PATH` as a source URL, or `nil`.
+    static func localSource(_ text: String) -> URL? {
+        guard text.lowercased().hasPrefix("file:"), let url = URL(string: text), ImagePath.isServable(url) else { return nil }
+        return url
+    }
 
     func run() throws {
         guard let key = serveKey(key) else { throw CLIError.usage("a signing key is needed: --key KEY or KF_SERVE_KEY") }
@@ -70,8 +76,8 @@ struct ServeSignCommand: ParsableCommand {
         guard !sources.isEmpty else { throw CLIError.usage("no SOURCE_URL given") }
         let signer = URLSigner(key: Data(key.utf8))
         for source in sources {
-            guard let url = Retrieval.remoteURL(source) else {
-                throw CLIError.usage("\(source): only http and https URLs can be served")
+            guard let url = Retrieval.remoteURL(source) ?? Self.localSource(source) else {
+                throw CLIError.usage("\(source): only http and https URLs, and file:PATH below the server's --local-root, can be served")
             }
             print(ImagePath(source: url, spec: processor, format: outputFormat, signer: signer).path)
         }

@@ -163,8 +163,12 @@ struct RouteTests {
             #expect(badFormat.text.contains("unknown format"))
             let badSource = try await harness.get("/unsafe/png/-/not*base64")
             #expect(badSource.status == .badRequest)
+            let ftpSource = try await harness.get("/unsafe/png/-/\(Base64URL.encode(Data("ftp://127.0.0.1/a.jpg".utf8)))")
+            #expect(ftpSource.status == .badRequest)
+            // A file is a source only below --local-root, which this server has not.
             let fileSource = try await harness.get("/unsafe/png/-/\(Base64URL.encode(Data("file:///etc/passwd".utf8)))")
-            #expect(fileSource.status == .badRequest)
+            #expect(fileSource.status == .forbidden)
+            #expect(fileSource.text.contains("--local-root"), "\(fileSource.text)")
             #expect(harness.origin.requestCount(for: "/a.jpg") == 0)
         }
     }

@@ -50,6 +50,11 @@ public struct ImageServerConfiguration: Sendable {
     /// The proxies (load balancers) whose `Forwarded` and `X-Forwarded-For` headers name the client
     /// in the request log; those headers change nothing else.
     public var trustedProxies: [AddressRange]
+    /// The folder whose files the server's own grammar serves as `file:` sources; `nil` serves none.
+    public var localRoot: LocalFileRoot?
+    /// Leaves `/metrics` to a listener of its own (``ImageServer/makeMetricsApplication(host:port:onServerRunning:)``):
+    /// ``ImageServer/addRoutes(to:)`` then adds no `/metrics` route.
+    public var servesMetricsSeparately: Bool
 
     /// The server's AVIF speed, 8, rather than libavif's default of 6: a server encodes while the
     /// client waits, and speed 6 spends seconds on a large photo.
@@ -77,7 +82,9 @@ public struct ImageServerConfiguration: Sendable {
         keepsOriginals: Bool = true,
         defaultQuality: Double = 0.85,
         instanceName: String? = nil,
-        trustedProxies: [AddressRange] = []
+        trustedProxies: [AddressRange] = [],
+        localRoot: LocalFileRoot? = nil,
+        servesMetricsSeparately: Bool = false
     ) {
         self.signingKey = signingKey
         self.allowsUnsigned = allowsUnsigned
@@ -95,6 +102,8 @@ public struct ImageServerConfiguration: Sendable {
         self.defaultQuality = min(max(defaultQuality, 0), 1)
         self.instanceName = instanceName.flatMap { Self.isValidInstanceName($0) ? $0 : nil }
         self.trustedProxies = trustedProxies
+        self.localRoot = localRoot
+        self.servesMetricsSeparately = servesMetricsSeparately
     }
 
     /// Whether `name` can name a replica: 1 to 253 letters, digits, `.`, `-`, `_` or `:`, so it

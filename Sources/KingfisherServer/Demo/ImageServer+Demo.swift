@@ -48,7 +48,7 @@ extension ImageServer {
             throw ImageServerError(.badRequest, "the source must be an http(s) URL")
         }
         guard configuration.allowedSources.allows(source) else {
-            throw ImageServerError(.forbidden, "the source host '\(source.host ?? "")' is not in the allow-list (kf serve --allow-host)")
+            throw ImageServerError(.forbidden, "the source host '\(source.host ?? "")' is not in the allow-list (\(configuration.allowedSources.refusalHint))")
         }
         guard let format = OutputFormat(rawValue: String(query["format"] ?? "auto").lowercased()) else {
             throw ImageServerError(.badRequest, "the format must be jpeg, png, webp, gif, avif, jxl or auto")

@@ -18,4 +18,17 @@ public protocol RenditionGrammar: Sendable {
     /// The status answered when the source is outside the allow-list (thumbor says 400, imgproxy 404,
     /// `kf serve` 403).
     var refusedSourceStatus: HTTPResponse.Status { get }
+
+    /// The folder whose files `file:` sources of this grammar name, or `nil` when it serves none.
+    var localRoot: LocalFileRoot? { get }
+
+    /// The setting that would serve local files, for the refusal of a `file:` source.
+    var localRootSetting: String { get }
+}
+
+extension RenditionGrammar {
+    /// The folder whose files `file:` sources of this grammar name; `nil` (the default) serves none.
+    public var localRoot: LocalFileRoot? { nil }
+    /// The setting that would serve local files, for the refusal of a `file:` source.
+    public var localRootSetting: String { "--local-root" }
 }

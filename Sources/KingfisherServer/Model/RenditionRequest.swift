@@ -8,8 +8,11 @@ import Kingfisher
 /// with ``headers``. The server caches a rendition under its source, operations, output and encoder
 /// settings: everything that changes the bytes of the answer.
 public struct RenditionRequest: Sendable, Hashable {
-    /// The origin image.
+    /// The origin image: an http(s) URL, or a `file:` URL whose path (relative, percent-encoded)
+    /// names a file below the grammar's ``RenditionGrammar/localRoot``.
     public var source: URL
+    /// Fetched when ``source`` is a `file:` URL naming no file (thumbor's `file_loader_http_fallback`).
+    public var fallbackSource: URL?
     /// Geometry and filters, applied in order.
     public var operations: [RenditionOperation]
     /// The format to encode to.

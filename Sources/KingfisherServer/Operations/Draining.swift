@@ -23,13 +23,22 @@ extension ImageServer {
     public func run(_ application: some ApplicationProtocol, drainingFor wait: Duration, signals: [Int32] = [SIGTERM, SIGINT])
         async throws
     {
+        try await run(application, alongside: [], drainingFor: wait, signals: signals)
+    }
+
+    /// Runs `application` and the `others` (a metrics listener, say) as ``run(_:drainingFor:signals:)``
+    /// runs one: they drain, stop and fail together.
+    public func run(
+        _ application: some ApplicationProtocol, alongside others: [any Service], drainingFor wait: Duration,
+        signals: [Int32] = [SIGTERM, SIGINT]
+    ) async throws {
         let (events, continuation) = AsyncStream.makeStream(of: DrainEvent.self, bufferingPolicy: .bufferingNewest(8))
         let catcher = await SignalCatcher.catching(signals) { continuation.yield(.signal($0)) }
         defer {
             catcher.release()
             continuation.finish()
         }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application as any Service] + others, logger: logger))
         try await withThrowingTaskGroup(of: DrainOutcome.self) { tasks in
             tasks.addTask {
                 try await group.run()

@@ -43,8 +43,10 @@ final class RenditionPipeline: Sendable {
     ///
     /// `vet` runs before the origin is fetched (the address check); cached renditions skip it.
     /// `prepare` runs before every job that processes (loading watermarks); cached renditions skip it.
+    /// A `file:` source is read from the disk, never kept as an original, and cached under its
+    /// `version` (size and modification time) too, so a changed file makes new renditions.
     func rendition(
-        source: URL, processor: any ImageProcessor, rendering: OutputFormat.Rendering,
+        source: URL, version: String? = nil, processor: any ImageProcessor, rendering: OutputFormat.Rendering,
         encoding: ImageEncodingOptions? = nil, maxBytes: Int? = nil, alphaInOpaqueFormats: AlphaInOpaqueFormats = .compositeOverBlack,
         vet: @escaping @Sendable () async throws -> Void, prepare: @escaping @Sendable () async throws -> Void = {}
     ) async throws -> (Rendition, CacheTier) {
@@ -53,7 +55,7 @@ final class RenditionPipeline: Sendable {
         if encoding.compressionQuality != self.encoding.compressionQuality { output += ",q\(encoding.compressionQuality)" }
         if let maxBytes { output += ",max\(maxBytes)" }
         if alphaInOpaqueFormats != .compositeOverBlack { output += ",alpha-\(alphaInOpaqueFormats.rawValue)" }
-        let cacheKey = "kfserve:\(output):\(source.absoluteString)"
+        let cacheKey = "kfserve:\(output):\(source.absoluteString)" + (version.map { "#\($0)" } ?? "")
         let key = processor.identifier.isEmpty ? cacheKey : "\(cacheKey)@\(processor.identifier)"
         if let hit = memory.value(forKey: key) {
             return (hit, .memory)
@@ -68,7 +70,7 @@ final class RenditionPipeline: Sendable {
         let ((rendition, tier), joined) = try await flights.value(forKey: key) { [self] in
             // An expired rendition is revalidated with the origin by the manager; a new one is
             // made from the kept original when there is one.
-            let usesOriginal = keepsOriginals && !disk.hasExpiredEntry(forKey: key)
+            let usesOriginal = keepsOriginals && !source.isFileURL && !disk.hasExpiredEntry(forKey: key)
             let original = usesOriginal ? try? disk.value(forKey: Self.originalKey(for: source), extendingExpiration: .cacheTime) : nil
             if original == nil { try await vet() }
             try await prepare()
@@ -90,7 +92,7 @@ final class RenditionPipeline: Sendable {
     ) async throws -> (Rendition, CacheTier) {
         let limits = self.limits
         let disk = manager.cache.diskStorage
-        let keep = keepsOriginals && original == nil
+        let keep = keepsOriginals && original == nil && !source.isFileURL
         let originalKey = Self.originalKey(for: source)
         let guarded = GuardedProcessor(wrapped: processor, limits: limits, sourceFormat: serializer.sourceFormat) { bytes in
             if keep { try? disk.store(value: bytes, forKey: originalKey) }
@@ -108,8 +110,14 @@ final class RenditionPipeline: Sendable {
         if let redirects { options.append(.redirectHandler(redirects)) }
         let retrievalOptions = options
         let received = Mutex<Int64>(0)
-        let resource: Source = original.map { .provider(RawImageDataProvider(data: $0, cacheKey: cacheKey)) }
-            ?? .network(KF.ImageResource(downloadURL: source, cacheKey: cacheKey))
+        let resource: Source
+        if let original {
+            resource = .provider(RawImageDataProvider(data: original, cacheKey: cacheKey))
+        } else if source.isFileURL {
+            resource = .provider(LocalFileImageDataProvider(fileURL: source, cacheKey: cacheKey))
+        } else {
+            resource = .network(KF.ImageResource(downloadURL: source, cacheKey: cacheKey))
+        }
         let manager = self.manager
         let result: RetrieveImageResult
         do {

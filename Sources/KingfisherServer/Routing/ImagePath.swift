@@ -10,7 +10,8 @@ import Kingfisher
 ///   for the others and GIF for animations; see ``OutputFormat/auto``).
 /// - `spec`: a `ProcessorSpec` chain, percent-encoded (`downsample(200x200)%7C%3Eround(20)`), or
 ///   `-` for no processing.
-/// - `source`: the source URL in base64url without padding.
+/// - `source`: the source URL in base64url without padding: http(s), or `file:PATH` for a file
+///   below the server's local root (``ImageServerConfiguration/localRoot``).
 public struct ImagePath: Sendable, Hashable {
     /// The signature segment as sent.
     public var signature: String
@@ -45,15 +46,24 @@ public struct ImagePath: Sendable, Hashable {
             throw ImageServerError(.badRequest, "the processor spec is not valid percent-encoding")
         }
         guard let bytes = Base64URL.decode(source), let text = String(data: bytes, encoding: .utf8),
-              let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host?.isEmpty == false
+              let url = URL(string: text), Self.isServable(url)
         else {
-            throw ImageServerError(.badRequest, "the source is not an http(s) URL in base64url")
+            throw ImageServerError(.badRequest, "the source is not an http(s) URL or a file: path in base64url")
         }
         self.signature = String(signature)
         self.format = parsedFormat
         self.spec = decodedSpec
         self.source = url
+    }
+
+    /// Whether `url` can be a source: http(s) with a host, or `file:PATH` (a file below the
+    /// server's `--local-root`, its path relative and percent-encoded).
+    public static func isServable(_ url: URL) -> Bool {
+        switch url.scheme?.lowercased() {
+        case "http", "https": return url.host?.isEmpty == false
+        case "file": return url.host == nil || url.host?.isEmpty == true
+        default: return false
+        }
     }
 
     /// The path to request, starting with `/`, relative to where the routes are mounted.

@@ -44,7 +44,7 @@ extension ImageServer {
             switch path {
             case "/health": return .health(healthy: "ok\n")
             case "/healthcheck": return .health(healthy: "WORKING")
-            case "/metrics": return .metrics
+            case "/metrics": return configuration.servesMetricsSeparately ? .unmatched : .metrics
             default: break
             }
         }
@@ -92,7 +92,7 @@ extension ImageServer {
             record(request, route: .metrics, response: response, since: start, tier: nil, reason: nil, client: client)
             return response
         case .unmatched:
-            let refusal = Self.refusal(method: request.method, path: request.path)
+            let refusal = Self.refusal(method: request.method, path: request.path, servesMetrics: !configuration.servesMetricsSeparately)
             var response = refusal.response()
             if refusal.status == .methodNotAllowed { response.headerFields[.allow] = "GET, HEAD" }
             record(request, route: .unmatched, response: response, since: start, tier: nil, reason: refusal.reason, client: client)
@@ -101,14 +101,13 @@ extension ImageServer {
     }
 
     /// `405` for a method other than GET and HEAD, `404` for a path the server does not serve.
-    static func refusal(method: HTTPRequest.Method, path: String) -> ImageServerError {
+    static func refusal(method: HTTPRequest.Method, path: String, servesMetrics: Bool = true) -> ImageServerError {
         let path = path.count > 200 ? path.prefix(200) + "…" : path
         guard method == .get || method == .head else {
             return ImageServerError(.methodNotAllowed, "\(method) is not answered: the server answers GET and HEAD requests only")
         }
-        return ImageServerError(
-            .notFound,
-            "nothing is served at \(path): images are at /SIGNATURE/FORMAT/SPEC/SOURCE, and /health and /metrics are the other paths")
+        let others = servesMetrics ? "/health and /metrics are the other paths" : "/health is the other path (/metrics is on the metrics port)"
+        return ImageServerError(.notFound, "nothing is served at \(path): images are at /SIGNATURE/FORMAT/SPEC/SOURCE, and \(others)")
     }
 
     /// Logs the one line of an answered request and counts it in the metrics.

@@ -14,9 +14,13 @@ extension ImageServer {
         if let expires = rendition.headers.expires, expires < Date() {
             throw ImageServerError(.notFound, "the URL expired at \(Self.httpDate(expires))")
         }
-        guard configuration.allowedSources.allows(rendition.source) else {
-            throw ImageServerError(grammar.refusedSourceStatus,
-                                   "the source host '\(rendition.source.host ?? "")' is not in the allow-list (kf serve --allow-host)")
+        let localFile = try self.localFile(of: rendition, grammar: grammar)
+        let source = localFile?.url ?? (rendition.source.isFileURL ? rendition.fallbackSource : nil) ?? rendition.source
+        if localFile == nil {
+            guard configuration.allowedSources.allows(source) else {
+                throw ImageServerError(grammar.refusedSourceStatus,
+                                       "the source host '\(source.host ?? "")' is not in the allow-list (\(configuration.allowedSources.refusalHint))")
+            }
         }
         for name in rendition.unsupportedFilters {
             metrics.recordUnsupportedFilter(name)
@@ -31,12 +35,12 @@ extension ImageServer {
         let rendering = Self.rendering(of: rendition.output, accept: request.headerFields[.accept])
         var encoding = pipeline.encoding
         if let quality = rendition.quality { encoding.compressionQuality = min(max(quality, 0.01), 1) }
-        let host = rendition.source.host ?? ""
+        let host = source.host ?? ""
         let addressGuard = self.addressGuard
         let (answer, tier) = try await pipeline.rendition(
-            source: rendition.source, processor: processor, rendering: rendering, encoding: encoding,
-            maxBytes: rendition.maxBytes, alphaInOpaqueFormats: rendition.alphaInOpaqueFormats,
-            vet: { try await addressGuard.check(host: host) },
+            source: source, version: localFile.map { "\($0.size)-\($0.modified)" }, processor: processor, rendering: rendering,
+            encoding: encoding, maxBytes: rendition.maxBytes, alphaInOpaqueFormats: rendition.alphaInOpaqueFormats,
+            vet: { if localFile == nil { try await addressGuard.check(host: host) } },
             prepare: { [self] in
                 try await loadWatermarks(watermarks, into: watermarkImages, failureStatus: grammar.refusedSourceStatus)
             })
@@ -70,6 +74,27 @@ extension ImageServer {
         headers[.contentLength] = String(answer.bytes.count)
         let body = request.method == .head ? ByteBuffer() : ByteBuffer(bytes: answer.bytes)
         return (ImageServerResponse(status: .ok, headerFields: headers, body: body), tier)
+    }
+
+    /// The file a `file:` source names below the grammar's local root, checked against the size
+    /// limit; `nil` for an http(s) source, or for a missing file the rendition may fetch instead.
+    func localFile(of rendition: RenditionRequest, grammar: any RenditionGrammar) throws -> LocalFile? {
+        guard rendition.source.isFileURL else { return nil }
+        guard let root = grammar.localRoot else {
+            throw ImageServerError(.forbidden, "local files are not served here: \(grammar.localRootSetting) names the folder to serve them from")
+        }
+        let file: LocalFile
+        do {
+            file = try root.file(at: rendition.source.path)
+        } catch let error as ImageServerError where error.status == .notFound && rendition.fallbackSource != nil {
+            return nil
+        }
+        let limit = configuration.limits.maxSourceBytes
+        guard file.size <= limit else {
+            throw ImageServerError(.contentTooLarge,
+                "the file \(rendition.source.path) is \(file.size) bytes, over the limit of \(limit) bytes (kf serve --max-source-bytes)")
+        }
+        return file
     }
 
     /// Whether the client's validators say it holds `answer` already.

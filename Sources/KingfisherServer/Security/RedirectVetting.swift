@@ -28,7 +28,7 @@ final class RedirectVetting: ImageDownloadRedirectHandler {
             return nil
         }
         guard allowedSources.allows(url) else {
-            note(ImageServerError(.forbidden, "the origin redirected to host '\(host)', which is not in the allow-list (kf serve --allow-host)"), for: origin)
+            note(ImageServerError(.forbidden, "the origin redirected to host '\(host)', which is not in the allow-list (\(allowedSources.refusalHint))"), for: origin)
             return nil
         }
         do {

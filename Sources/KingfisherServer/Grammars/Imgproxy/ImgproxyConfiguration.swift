@@ -24,9 +24,11 @@ import Kingfisher
 /// Not honoured (the `kf serve` flags govern these instead): `IMGPROXY_MAX_ANIMATION_FRAMES` (kf
 /// keeps every frame up to its own `--max-frames`), `IMGPROXY_PRESETS_PATH`, `IMGPROXY_URL_REPLACEMENTS`,
 /// `IMGPROXY_ARGUMENTS_SEPARATOR` (always `:`), `IMGPROXY_PATH_PREFIX` (the mount point is kf's),
-/// `IMGPROXY_ALLOWED_SOURCES` and the address rules (`--allow-host`), `IMGPROXY_PREFERRED_FORMATS`
+/// the address rules (`--allow-address`), `IMGPROXY_PREFERRED_FORMATS`
 /// (always `jpeg,png,gif`), `IMGPROXY_AUTO_JXL`/`_ENFORCE_JXL`, `IMGPROXY_AUTO_ROTATE` (always on),
-/// `IMGPROXY_STRIP_METADATA`/`_COLOR_PROFILE` (kf writes no metadata), the size and time limits.
+/// `IMGPROXY_STRIP_METADATA`/`_COLOR_PROFILE` (kf writes no metadata), the time limits.
+/// `kf serve` reads `IMGPROXY_ALLOWED_SOURCES`, `IMGPROXY_BIND`, `IMGPROXY_MAX_SRC_RESOLUTION`,
+/// `IMGPROXY_MAX_SRC_FILE_SIZE` and `IMGPROXY_LOCAL_FILESYSTEM_ROOT` into its own settings.
 public struct ImgproxyConfiguration: Sendable, Hashable {
     /// HMAC keys; signing is on when there is at least one.
     public var keys: [[UInt8]]

@@ -7,7 +7,7 @@ import Kingfisher
 ///
 /// Statuses follow imgproxy: 403 for a bad signature and for the per-URL security options, 404 for a
 /// malformed path, an unknown or unsupported option (`t`, `pix`, `raw`), a bad argument, an
-/// expired URL or a source that is not http(s); 422 for an output format kf cannot write.
+/// expired URL or a source that is not http(s) (or `local://` with a local root); 422 for an output format kf cannot write.
 ///
 /// Output: an extension or `f` fixes the format. Without one the answer is
 /// ``RenditionOutput/source``: imgproxy keeps JPEG, PNG and GIF sources and turns others into
@@ -28,19 +28,25 @@ public struct ImgproxyGrammar: RenditionGrammar {
     private let signer: ImgproxySigner
     private let presets: ImgproxyPresets
     private let now: @Sendable () -> Date
+    /// The folder of `local://` sources.
+    public let localRoot: LocalFileRoot?
+    public var localRootSetting: String { "IMGPROXY_LOCAL_FILESYSTEM_ROOT" }
 
     /// The header every imgproxy answer carries.
     public static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
 
     /// A grammar for `configuration`; without keys, URLs are refused (403) unless `allowsUnsigned`.
-    public init(configuration: ImgproxyConfiguration, allowsUnsigned: Bool = false) {
-        self.init(configuration: configuration, allowsUnsigned: allowsUnsigned, now: { Date() })
+    /// `local:///PATH` sources are files below `localRoot` (imgproxy's `IMGPROXY_LOCAL_FILESYSTEM_ROOT`).
+    public init(configuration: ImgproxyConfiguration, allowsUnsigned: Bool = false, localRoot: LocalFileRoot? = nil) {
+        self.init(configuration: configuration, allowsUnsigned: allowsUnsigned, localRoot: localRoot, now: { Date() })
     }
 
     /// A grammar reading `exp` against `now`.
-    init(configuration: ImgproxyConfiguration, allowsUnsigned: Bool, now: @escaping @Sendable () -> Date) {
+    init(configuration: ImgproxyConfiguration, allowsUnsigned: Bool, localRoot: LocalFileRoot? = nil,
+         now: @escaping @Sendable () -> Date) {
         self.configuration = configuration
         self.allowsUnsigned = allowsUnsigned
+        self.localRoot = localRoot
         self.signer = ImgproxySigner(configuration: configuration)
         self.presets = ImgproxyPresets(configuration.presets)
         self.now = now
@@ -76,7 +82,7 @@ public struct ImgproxyGrammar: RenditionGrammar {
             try options.apply(segments: Array(parts[..<optionCount]), presets: presets, now: date)
             sourceParts = Array(parts[optionCount...])
         }
-        let (source, ext) = try ImgproxySource.decode(sourceParts, baseURL: configuration.baseURL)
+        let (source, ext) = try ImgproxySource.decode(sourceParts, baseURL: configuration.baseURL, servesLocalFiles: localRoot != nil)
         if let ext { options.format = try ImgproxyOptions.format(ext) }
         return rendition(options, source: source)
     }

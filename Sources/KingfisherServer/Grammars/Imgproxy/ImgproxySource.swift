@@ -4,13 +4,14 @@ import Foundation
 /// with `.ext`, as imgproxy's `DecodeURL` does.
 enum ImgproxySource {
     /// The decoded source URL and the extension, if any.
-    static func decode(_ parts: [Substring], baseURL: String) throws -> (url: URL, format: String?) {
+    /// With `servesLocalFiles`, `local:///PATH` becomes the `file:PATH` source of the model.
+    static func decode(_ parts: [Substring], baseURL: String, servesLocalFiles: Bool = false) throws -> (url: URL, format: String?) {
         guard let first = parts.first else { throw ImgproxyArguments.invalid("image URL is empty") }
         let (text, format) = first == "plain" && parts.count > 1
             ? try plain(parts.dropFirst())
             : try base64(parts)
         let prefixed = baseURL.isEmpty || text.hasPrefix(baseURL) ? text : baseURL + text
-        return (try validated(prefixed), format)
+        return (try validated(prefixed, servesLocalFiles: servesLocalFiles), format)
     }
 
     /// `plain/…`: joined with `/`, split at `@`, percent-decoded.
@@ -39,11 +40,31 @@ enum ImgproxySource {
         return (text, pieces.count == 2 && !pieces[1].isEmpty ? String(pieces[1]) : nil)
     }
 
+    /// `local://[HOST]/PATH` as the model's `file:PATH` (imgproxy reads PATH below its root; the
+    /// host is ignored as imgproxy ignores it). The query, if any, is not part of the path.
+    private static func localFile(_ text: String) throws -> URL {
+        var rest = text.dropFirst("local://".count)
+        if let query = rest.firstIndex(of: "?") { rest = rest[..<query] }
+        let path = rest.firstIndex(of: "/").map { rest[rest.index(after: $0)...] } ?? ""
+        let decoded = path.removingPercentEncoding ?? String(path)
+        guard !decoded.isEmpty,
+              let encoded = decoded.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed),
+              let url = URL(string: "file:" + encoded) else {
+            throw ImageServerError(.notFound, "Invalid source URL: \(text) names no file")
+        }
+        return url
+    }
+
     /// The URL when it is http(s) with a host; other schemes imgproxy reads from storage are refused.
-    private static func validated(_ text: String) throws -> URL {
+    private static func validated(_ text: String, servesLocalFiles: Bool) throws -> URL {
         let scheme = text.range(of: "://").map { text[..<$0.lowerBound].lowercased() }
         switch scheme {
         case "http", "https": break
+        case "local":
+            guard servesLocalFiles else {
+                throw ImageServerError(.notFound, "Invalid source URL: local:// sources need IMGPROXY_LOCAL_FILESYSTEM_ROOT (\(text))")
+            }
+            return try localFile(text)
         case let storage? where ["s3", "gs", "abs", "swift", "local"].contains(storage):
             throw ImageServerError(.notFound, "Invalid source URL: \(storage):// sources are not supported by kf serve (\(text))")
         default:

@@ -10,11 +10,14 @@ public struct NativeGrammar: RenditionGrammar {
 
     let signer: URLSigner?
     let allowsUnsigned: Bool
+    public let localRoot: LocalFileRoot?
 
-    /// The grammar signed with `signingKey` (none: only `unsafe` paths, when `allowsUnsigned`).
-    public init(signingKey: Data?, allowsUnsigned: Bool) {
+    /// The grammar signed with `signingKey` (none: only `unsafe` paths, when `allowsUnsigned`),
+    /// serving `file:` sources below `localRoot`.
+    public init(signingKey: Data?, allowsUnsigned: Bool, localRoot: LocalFileRoot? = nil) {
         signer = signingKey.map { URLSigner(key: $0) }
         self.allowsUnsigned = allowsUnsigned
+        self.localRoot = localRoot
     }
 
     public func request(forRawPath rawPath: Substring) throws -> RenditionRequest {

@@ -38,16 +38,25 @@ public struct ThumborGrammar: RenditionGrammar {
     /// Refuse (400) a URL naming a filter thumbor has and the server does not apply, instead of
     /// skipping it.
     public let strictFilters: Bool
+    /// The settings of thumbor's configuration file that change answers.
+    public let settings: ThumborSettings
+    /// The folder of the file loader (thumbor's `FILE_LOADER_ROOT_PATH`), used when
+    /// ``ThumborSettings/loader`` reads files.
+    public let localRoot: LocalFileRoot?
+    public var localRootSetting: String { "FILE_LOADER_ROOT_PATH with LOADER = 'thumbor.loaders.file_loader' (--thumbor-conf)" }
 
     /// The grammar checking signatures with `securityKey` (thumbor's `SECURITY_KEY` as UTF-8 bytes;
     /// `nil` or empty: no signed URL is accepted), serving `unsafe/` URLs only when `allowsUnsafe`,
-    /// negotiating WebP and AVIF as `autoWebP` and `autoAVIF` say, refusing filters it cannot apply
-    /// when `strictFilters`.
-    public init(securityKey: Data?, allowsUnsafe: Bool, autoWebP: Bool = false, autoAVIF: Bool = false,
-                strictFilters: Bool = false) {
+    /// with thumbor's `settings` and, for its file loader, the files below `localRoot`; negotiating
+    /// WebP and AVIF when `autoWebP` (or the settings' `AUTO_WEBP`) and `autoAVIF` say so, refusing
+    /// filters it cannot apply when `strictFilters`.
+    public init(securityKey: Data?, allowsUnsafe: Bool, settings: ThumborSettings = ThumborSettings(), localRoot: LocalFileRoot? = nil,
+                autoWebP: Bool = false, autoAVIF: Bool = false, strictFilters: Bool = false) {
         key = securityKey.flatMap { $0.isEmpty ? nil : SymmetricKey(data: $0) }
         self.allowsUnsafe = allowsUnsafe
-        self.autoWebP = autoWebP
+        self.settings = settings
+        self.localRoot = settings.loader == .http ? nil : localRoot
+        self.autoWebP = autoWebP || settings.autoWebP
         self.autoAVIF = autoAVIF
         self.strictFilters = strictFilters
     }
@@ -57,12 +66,19 @@ public struct ThumborGrammar: RenditionGrammar {
         try authenticate(path)
         if path.meta { throw ImageServerError(.badRequest, "thumbor's meta/ (JSON) paths are not supported") }
         if path.debug { throw ImageServerError(.badRequest, "thumbor's debug/ paths are not supported") }
-        let source = try ThumborImageURI.url(fromRaw: path.image)
-        // thumbor's QUALITY setting defaults to 80; quality() replaces it.
-        var request = RenditionRequest(source: source, output: .source, quality: Self.defaultQuality)
+        var request = RenditionRequest(source: try source(of: path.image), output: .source,
+                                       quality: settings.quality)
+        if settings.loader == .fileWithHTTPFallback { request.fallbackSource = try? ThumborImageURI.url(fromRaw: path.image) }
         // Pillow writes a transparent image to JPEG by dropping its alpha channel.
         request.alphaInOpaqueFormats = .discard
         var geometry = path.geometry
+        // thumbor's MAX_WIDTH and MAX_HEIGHT lower the requested size, never `orig` or an unset side.
+        if settings.maxWidth > 0, case .pixels(let width) = geometry.width, width > settings.maxWidth {
+            geometry.width = .pixels(settings.maxWidth)
+        }
+        if settings.maxHeight > 0, case .pixels(let height) = geometry.height, height > settings.maxHeight {
+            geometry.height = .pixels(settings.maxHeight)
+        }
         var filters: [RenditionFilter] = []
         var namesFormat = false
         if let raw = path.filters {
@@ -105,6 +121,17 @@ public struct ThumborGrammar: RenditionGrammar {
         let corner: TrimCorner = parts.count < 2 || parts[1] == "top-left" ? .topLeft : .bottomRight
         let tolerance = parts.count > 2 ? ThumborPath.number(parts[2]) : 0
         return [.filter(.trim(corner: corner, tolerance: tolerance))]
+    }
+
+    /// The source of the image part: the URL the HTTP loader fetches, or with the file loader the
+    /// `file:` path below its root (percent-decoded once, as thumbor's file loader decodes it).
+    private func source(of image: Substring) throws -> URL {
+        guard settings.loader != .http else { return try ThumborImageURI.url(fromRaw: image) }
+        let path = try PercentEncoding.decodedString(image, what: "the image path")
+        guard let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed), let url = URL(string: "file:" + encoded) else {
+            throw ImageServerError(.badRequest, "the image path is not a file path: \(path)")
+        }
+        return url
     }
 
     /// The signature `signedPart` needs under this grammar's key (`nil` without a key).
