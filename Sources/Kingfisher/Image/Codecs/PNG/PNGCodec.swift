@@ -1,8 +1,9 @@
 import CLibPNG
 import Foundation
 
-/// PNG decoding and encoding through libpng 1.6's simplified API, which reports every failure by
-/// return code (no `setjmp` crosses Swift).
+/// PNG decoding and encoding: the common still PNG through libdeflate (``PNGDeflateDecoder``,
+/// ``PNGDeflateEncoder``), everything else through libpng 1.6's simplified API, which reports every
+/// failure by return code (no `setjmp` crosses Swift).
 ///
 /// Every colour type, bit depth and interlace method decodes to 8-bit premultiplied RGBA in sRGB.
 /// libpng converts: palettes and `tRNS` expand to RGBA, low bit depths scale up, 16-bit samples
@@ -11,7 +12,7 @@ import Foundation
 /// 16-bit Adam7 files go through 16-bit linear light instead (see `finishReadThroughLinear`) and
 /// come out within 1 of that. An `iCCP` profile then converts the straight pixels to sRGB before they
 /// are premultiplied (see ``ColorManagement``), in every frame of an APNG too. The encoder writes the first frame as 8-bit RGB when the image is
-/// opaque, else as 8-bit RGBA.
+/// opaque, else as 8-bit RGBA, through ``PNGDeflateEncoder``.
 ///
 /// An APNG (an `acTL` chunk before the first IDAT) decodes through ``APNGCodec``; an `eXIf`
 /// orientation, which libpng does not apply, is applied here once to every frame, and ``probe(_:)``
