@@ -26,8 +26,8 @@ struct ServeGrammarOptions: ParsableArguments {
     var imgproxySalt: String?
 
     /// The mounts these options ask for; `insecureUnsigned` lets thumbor's `unsafe` and unsigned
-    /// imgproxy paths through.
-    func mounts(insecureUnsigned: Bool, environment: [String: String]) throws -> [GrammarMount] {
+    /// imgproxy paths through; thumbor's images come from S3 through `thumborS3Loader` when given.
+    func mounts(insecureUnsigned: Bool, environment: [String: String], thumborS3Loader: ThumborS3Loader? = nil) throws -> [GrammarMount] {
         var mounts: [GrammarMount] = []
         if let thumbor {
             let key = thumborKey ?? environment["THUMBOR_SECURITY_KEY"]
@@ -35,7 +35,7 @@ struct ServeGrammarOptions: ParsableArguments {
                 throw CLIError.usage("--thumbor needs a key: --thumbor-key KEY or THUMBOR_SECURITY_KEY (or --insecure-unsigned)")
             }
             mounts.append(GrammarMount(prefix: thumbor, grammar: ThumborGrammar(
-                securityKey: key.map { Data($0.utf8) }, allowsUnsafe: insecureUnsigned)))
+                securityKey: key.map { Data($0.utf8) }, allowsUnsafe: insecureUnsigned, s3Loader: thumborS3Loader)))
         }
         if let imgproxy {
             var variables = environment

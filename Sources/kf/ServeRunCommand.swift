@@ -16,7 +16,9 @@ struct ServeRunCommand: ParsableCommand {
         --insecure-unsigned is given. Only sources named by --allow-host are fetched, and never \
         from loopback, private, link-local or metadata addresses unless --allow-address or \
         --allow-private-addresses allows them. --thumbor PREFIX and --imgproxy PREFIX answer \
-        those servers' URLs too. GET /health answers 'ok', GET /metrics the \
+        those servers' URLs too; with --s3-region, --s3-endpoint, --thumbor-s3-bucket or \
+        IMGPROXY_USE_S3=true their sources are also read from S3, signed with the AWS credentials \
+        of the environment or ~/.aws/credentials. GET /health answers 'ok', GET /metrics the \
         Prometheus metrics; another path is 404 and another method 405, with the reason in the \
         body as for every refusal. Each request is one log line, naming the instance and the \
         client (read from Forwarded or X-Forwarded-For only when the peer is a --trusted-proxy); \
@@ -112,6 +114,9 @@ struct ServeRunCommand: ParsableCommand {
     @OptionGroup(title: "Other URL grammars")
     var grammars: ServeGrammarOptions
 
+    @OptionGroup(title: "S3 sources")
+    var s3: ServeS3Options
+
     @Option(help: "Redirects followed from an origin, each hop checked against --allow-host and the address rules (0: none).")
     var maxRedirects: Int = 5
 
@@ -189,7 +194,13 @@ struct ServeRunCommand: ParsableCommand {
 
     private func makeConfiguration() throws -> ImageServerConfiguration {
         let key = serveKey(key)
-        let mounts = try grammars.mounts(insecureUnsigned: insecureUnsigned, environment: ProcessInfo.processInfo.environment)
+        let environment = ProcessInfo.processInfo.environment
+        let mounts = try grammars.mounts(insecureUnsigned: insecureUnsigned, environment: environment,
+                                         thumborS3Loader: s3.thumborLoader)
+        if s3.thumborS3Bucket != nil, grammars.thumbor == nil {
+            throw CLIError.usage("--thumbor-s3-bucket needs --thumbor PREFIX")
+        }
+        let s3Configuration = try s3.configuration(mounts: mounts, environment: environment)
         guard key != nil || insecureUnsigned || mounts.contains(where: { $0.prefix == "/" }) else {
             throw CLIError.usage("a signing key is needed: --key KEY or KF_SERVE_KEY (or --insecure-unsigned)")
         }
@@ -197,7 +208,7 @@ struct ServeRunCommand: ParsableCommand {
         if allowedSources.isEmpty, let hosts = ProcessInfo.processInfo.environment["KF_SERVE_ALLOW_HOSTS"] {
             allowedSources = Self.commaSeparated([hosts])
         }
-        guard !allowedSources.isEmpty else {
+        guard !allowedSources.isEmpty || s3Configuration != nil else {
             throw CLIError.usage("no source is allowed: give --allow-host HOST (a host name or URL prefix)")
         }
         guard (0...10).contains(avifSpeed) else { throw CLIError.usage("--avif-speed must be 0...10; got \(avifSpeed)") }
@@ -231,7 +242,7 @@ struct ServeRunCommand: ParsableCommand {
             renditionMemoryLimit: max(0, memoryMB) * 1024 * 1024,
             demoSamples: try demo ? demoSampleURLs() : nil, avifSpeed: avifSpeed, mounts: mounts,
             maxRedirects: maxRedirects, keepsOriginals: keepOriginals, defaultQuality: Double(quality) / 100,
-            instanceName: instanceName, trustedProxies: proxies)
+            instanceName: instanceName, trustedProxies: proxies, s3: s3Configuration)
     }
 
     /// Every value of a repeatable option, each split at commas, trimmed, empty ones dropped.

@@ -49,6 +49,9 @@ public struct ImageServerConfiguration: Sendable {
     /// The proxies (load balancers) whose `Forwarded` and `X-Forwarded-For` headers name the client
     /// in the request log; those headers change nothing else.
     public var trustedProxies: [AddressRange]
+    /// Where `s3://bucket/key` sources (imgproxy's, and thumbor's S3 loader) are read; `nil`
+    /// refuses them.
+    public var s3: S3SourceConfiguration?
 
     /// The server's AVIF speed, 8, rather than libavif's default of 6: a server encodes while the
     /// client waits, and speed 6 spends seconds on a large photo.
@@ -76,7 +79,8 @@ public struct ImageServerConfiguration: Sendable {
         keepsOriginals: Bool = true,
         defaultQuality: Double = 0.85,
         instanceName: String? = nil,
-        trustedProxies: [AddressRange] = []
+        trustedProxies: [AddressRange] = [],
+        s3: S3SourceConfiguration? = nil
     ) {
         self.signingKey = signingKey
         self.allowsUnsigned = allowsUnsigned
@@ -94,6 +98,7 @@ public struct ImageServerConfiguration: Sendable {
         self.defaultQuality = min(max(defaultQuality, 0), 1)
         self.instanceName = instanceName.flatMap { Self.isValidInstanceName($0) ? $0 : nil }
         self.trustedProxies = trustedProxies
+        self.s3 = s3
     }
 
     /// Whether `name` can name a replica: 1 to 253 letters, digits, `.`, `-`, `_` or `:`, so it

@@ -18,6 +18,7 @@ import Kingfisher
 /// | `IMGPROXY_AUTO_WEBP`/`_AVIF` (old names `IMGPROXY_ENABLE_WEBP_DETECTION`/`_AVIF_DETECTION`) | false | no extension → format negotiated from `Accept` |
 /// | `IMGPROXY_ENFORCE_WEBP`/`_AVIF` | false | every URL's format negotiated from `Accept`, even with an extension |
 /// | `IMGPROXY_TTL` | 31536000 | `Cache-Control: max-age` |
+/// | `IMGPROXY_USE_S3` | false | `s3://bucket/key` sources are read from S3 (see ``S3SourceConfiguration/init(imgproxyEnvironment:)``) |
 ///
 /// Not honoured (the `kf serve` flags govern these instead): `IMGPROXY_MAX_ANIMATION_FRAMES` (kf
 /// keeps every frame up to its own `--max-frames`), `IMGPROXY_PRESETS_PATH`, `IMGPROXY_URL_REPLACEMENTS`,
@@ -54,6 +55,8 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
     public var enforceAVIF: Bool
     /// `Cache-Control: max-age` in seconds.
     public var ttl: Int
+    /// Whether `s3://bucket/key` sources are read (the server then needs an ``S3SourceConfiguration``).
+    public var usesS3: Bool = false
 
     /// imgproxy's per-format quality defaults.
     public static let defaultFormatQuality: [ImageFormat: Int] = [.WebP: 79, .AVIF: 63, .JXL: 77]
@@ -108,6 +111,7 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
             autoAVIF: try env.bool("IMGPROXY_AUTO_AVIF") ?? env.bool("IMGPROXY_ENABLE_AVIF_DETECTION") ?? false,
             enforceAVIF: try env.bool("IMGPROXY_ENFORCE_AVIF") ?? false,
             ttl: try env.int("IMGPROXY_TTL") ?? 31_536_000)
+        usesS3 = try env.bool("IMGPROXY_USE_S3") ?? false
     }
 
     /// This configuration with the key and salt of `--imgproxy-key`/`--imgproxy-salt` (hex), which

@@ -74,7 +74,7 @@ public struct ImgproxyGrammar: RenditionGrammar {
             try options.apply(segments: Array(parts[..<optionCount]), presets: presets, now: date)
             sourceParts = Array(parts[optionCount...])
         }
-        let (source, ext) = try ImgproxySource.decode(sourceParts, baseURL: configuration.baseURL)
+        let (source, ext) = try ImgproxySource.decode(sourceParts, baseURL: configuration.baseURL, usesS3: configuration.usesS3)
         if let ext { options.format = try ImgproxyOptions.format(ext) }
         return rendition(options, source: source)
     }

@@ -4,13 +4,14 @@ import Foundation
 /// with `.ext`, as imgproxy's `DecodeURL` does.
 enum ImgproxySource {
     /// The decoded source URL and the extension, if any.
-    static func decode(_ parts: [Substring], baseURL: String) throws -> (url: URL, format: String?) {
+    /// `s3://bucket/key` sources become ``S3Location/url`` when `usesS3` (imgproxy's `IMGPROXY_USE_S3`).
+    static func decode(_ parts: [Substring], baseURL: String, usesS3: Bool = false) throws -> (url: URL, format: String?) {
         guard let first = parts.first else { throw ImgproxyArguments.invalid("image URL is empty") }
         let (text, format) = first == "plain" && parts.count > 1
             ? try plain(parts.dropFirst())
             : try base64(parts)
         let prefixed = baseURL.isEmpty || text.hasPrefix(baseURL) ? text : baseURL + text
-        return (try validated(prefixed), format)
+        return (try validated(prefixed, usesS3: usesS3), format)
     }
 
     /// `plain/…`: joined with `/`, split at `@`, percent-decoded.
@@ -39,11 +40,19 @@ enum ImgproxySource {
         return (text, pieces.count == 2 && !pieces[1].isEmpty ? String(pieces[1]) : nil)
     }
 
-    /// The URL when it is http(s) with a host; other schemes imgproxy reads from storage are refused.
-    private static func validated(_ text: String) throws -> URL {
+    /// The URL when it is http(s) with a host, or an S3 object when `usesS3`; other schemes
+    /// imgproxy reads from storage are refused.
+    private static func validated(_ text: String, usesS3: Bool) throws -> URL {
         let scheme = text.range(of: "://").map { text[..<$0.lowerBound].lowercased() }
         switch scheme {
         case "http", "https": break
+        case "s3" where usesS3:
+            guard let location = S3Location(text: text) else {
+                throw ImageServerError(.notFound, "Invalid source URL: \(text) names no S3 bucket and key")
+            }
+            return location.url
+        case "s3":
+            throw ImageServerError(.notFound, "Invalid source URL: s3:// sources need IMGPROXY_USE_S3=true (\(text))")
         case let storage? where ["s3", "gs", "abs", "swift", "local"].contains(storage):
             throw ImageServerError(.notFound, "Invalid source URL: \(storage):// sources are not supported by kf serve (\(text))")
         default:

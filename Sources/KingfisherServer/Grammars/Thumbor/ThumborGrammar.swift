@@ -26,12 +26,17 @@ public struct ThumborGrammar: RenditionGrammar {
     let key: SymmetricKey?
     /// thumbor's `ALLOW_UNSAFE_URL`.
     let allowsUnsafe: Bool
+    /// The S3 loader images are read with, or `nil` for thumbor's HTTP loader.
+    let s3Loader: ThumborS3Loader?
 
     /// The grammar checking signatures with `securityKey` (thumbor's `SECURITY_KEY` as UTF-8 bytes;
-    /// `nil` or empty: no signed URL is accepted), serving `unsafe/` URLs only when `allowsUnsafe`.
-    public init(securityKey: Data?, allowsUnsafe: Bool) {
+    /// `nil` or empty: no signed URL is accepted), serving `unsafe/` URLs only when `allowsUnsafe`,
+    /// and reading images from S3 through `s3Loader` when given (the server then needs an
+    /// ``S3SourceConfiguration``), else over HTTP.
+    public init(securityKey: Data?, allowsUnsafe: Bool, s3Loader: ThumborS3Loader? = nil) {
         key = securityKey.flatMap { $0.isEmpty ? nil : SymmetricKey(data: $0) }
         self.allowsUnsafe = allowsUnsafe
+        self.s3Loader = s3Loader
     }
 
     public func request(forRawPath rawPath: Substring) throws -> RenditionRequest {
@@ -39,7 +44,7 @@ public struct ThumborGrammar: RenditionGrammar {
         try authenticate(path)
         if path.meta { throw ImageServerError(.badRequest, "thumbor's meta/ (JSON) paths are not supported") }
         if path.debug { throw ImageServerError(.badRequest, "thumbor's debug/ paths are not supported") }
-        let source = try ThumborImageURI.url(fromRaw: path.image)
+        let source = try s3Loader.map { try $0.location(forRawImage: path.image).url } ?? ThumborImageURI.url(fromRaw: path.image)
         // thumbor's QUALITY setting defaults to 80; quality() replaces it.
         var request = RenditionRequest(source: source, output: .source, quality: Self.defaultQuality)
         // Pillow writes a transparent image to JPEG by dropping its alpha channel.
