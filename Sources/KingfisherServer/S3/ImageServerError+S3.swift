@@ -27,8 +27,9 @@ extension ImageServerError {
                 ?? "set the bucket's region with --s3-region"
             self.init(.badGateway, "S3 answered \(code) for \(location) signed for \(configured): \(advice)")
         case 400:
-            self.init(.badGateway, "S3 answered 400 for \(location): check --s3-region (\(configuration?.region ?? S3SourceConfiguration.defaultRegion)) "
-                + "and --s3-endpoint, which the request was signed and sent for")
+            let token = credentials?.sessionToken == nil ? "" : "the session token (AWS_SESSION_TOKEN) may be malformed or expired, or "
+            self.init(.badGateway, "S3 answered 400 for \(location): \(token)check --s3-region "
+                + "(\(configuration?.region ?? S3SourceConfiguration.defaultRegion)) and --s3-endpoint, which the request was signed and sent for")
         default:
             self.init(.badGateway, "S3 answered \(code) for \(location)")
         }
