@@ -12,7 +12,8 @@
 # /home/me/kingfisher-linux holding a copy of Samples/, the debug `kf` that `swift build` made
 # first on PATH, and, where the system allows it (unshare), a network namespace of its own with
 # only a loopback interface: no command reaches the internet and no port is taken by anything
-# else (CHECK_DOCS_NETNS=0 turns the namespaces off). Background jobs a block starts are killed
+# else (CHECK_DOCS_NETNS=0 turns the namespaces off), and moto's server (scripts/moto-venv.sh) last on
+# PATH for the S3 transcript. Background jobs a block starts are killed
 # when it ends; a block has 20 s to finish.
 #
 # Output is compared by shape: each shown line is a pattern in which a run of digits matches any
@@ -35,6 +36,8 @@ exec python3 - "$bin" "$@" <<'PY'
 import glob, os, re, shutil, subprocess, sys, tempfile, time
 
 bin_dir, show = sys.argv[1], "--show" in sys.argv[2:]
+# moto_server, for the S3 transcript: the venv scripts/moto-venv.sh makes, last on PATH.
+moto_bin = os.path.join(os.environ.get("KF_MOTO_VENV") or os.path.expanduser("~/.cache/kf-moto/venv"), "bin")
 started = time.monotonic()
 files = ["README.md"] + sorted(glob.glob("docs/*.md"))
 
@@ -147,7 +150,7 @@ def run(path, line, block_steps, prefix):
             handle.write("\n".join(script) + "\n")
         env = {k: v for k, v in os.environ.items()
                if not re.match(r"(XDG_|KF_SERVE_|THUMBOR_|IMGPROXY_|KF_FLEET_)", k)}
-        env.update(HOME=home, PATH=bin_dir + os.pathsep + env.get("PATH", ""), LC_ALL="C.UTF-8", TERM="dumb")
+        env.update(HOME=home, PATH=bin_dir + os.pathsep + env.get("PATH", "") + os.pathsep + moto_bin, LC_ALL="C.UTF-8", TERM="dumb")
         began = time.monotonic()
         try:
             out = subprocess.run(prefix + [os.path.join(sandbox, "transcript.sh")], env=env, cwd=work,

@@ -3,11 +3,15 @@
 # example package, the GTK adapter's and the gallery's suites in a real window under Xvfb, the
 # Vapor adapter's suite and its avatar example, kf's libcurl loader, kf serve's demo page in
 # headless Chromium, and a few seconds of each fuzz target.
-# tinyproxy is the real proxy the downloader's proxy tests start on 127.0.0.1.
+# tinyproxy is the real proxy the downloader's proxy tests start on 127.0.0.1; moto the S3 the
+# image server's S3 tests start there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 bash scripts/install-deps.sh libgtk-4-dev xvfb xauth nginx tinyproxy
+# moto from PyPI: the local S3 that the S3 source tests and the S3 transcript of
+# docs/ImageServer.md run against (installed once, into ~/.cache/kf-moto).
+bash scripts/moto-venv.sh
 swift build --build-tests
 swift test
 # The example package uses the library as a dependency would; build it and run it on a sample,

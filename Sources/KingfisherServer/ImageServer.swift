@@ -58,7 +58,8 @@ public final class ImageServer: Sendable {
             manager: manager, limits: configuration.limits, memoryLimit: configuration.renditionMemoryLimit, metrics: metrics,
             encoding: ImageEncodingOptions(compressionQuality: configuration.defaultQuality, avifSpeed: configuration.avifSpeed),
             keepsOriginals: configuration.keepsOriginals,
-            redirects: RedirectVetting(allowedSources: configuration.allowedSources, addressGuard: addressGuard))
+            redirects: RedirectVetting(allowedSources: configuration.allowedSources, addressGuard: addressGuard),
+            s3: configuration.s3)
         self.signer = configuration.signingKey.map { URLSigner(key: $0) }
         self.addressGuard = addressGuard
         self.nativeGrammar = NativeGrammar(

@@ -88,6 +88,9 @@ struct ServeOptions: ParsableArguments {
     @OptionGroup(title: "Other URL grammars")
     var grammars: ServeGrammarOptions
 
+    @OptionGroup(title: "S3 sources")
+    var s3: ServeS3Options
+
     @Option(help: "Redirects followed from an origin, each hop checked against --allow-host and the address rules; 0: none (default: 5; $KF_SERVE_MAX_REDIRECTS).")
     var maxRedirects: Int?
 

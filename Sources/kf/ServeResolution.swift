@@ -120,7 +120,7 @@ struct ServeResolution {
             let strictFilters = try resolver.bool("strict-filters", flag: grammars.strictFilters ? true : nil, default: false)
             mounts.append(GrammarMount(prefix: thumborMount, grammar: ThumborGrammar(
                 securityKey: thumborKey.map { Data($0.utf8) }, allowsUnsafe: allowsUnsafe, settings: settings, localRoot: fileRoot,
-                autoWebP: autoWebP, autoAVIF: autoAVIF, strictFilters: strictFilters)))
+                autoWebP: autoWebP, autoAVIF: autoAVIF, strictFilters: strictFilters, s3Loader: options.s3.thumborLoader)))
         } else if grammars.thumborKey != nil {
             notices.append("--thumbor-key is read only with --thumbor PREFIX; not read")
         }
@@ -156,7 +156,12 @@ struct ServeResolution {
         guard key != nil || insecure || mounts.contains(where: { $0.prefix == "/" }) else {
             throw CLIError.usage("a signing key is needed: --key KEY or KF_SERVE_KEY (or --insecure-unsigned)")
         }
-        guard !allowedSources.isEmpty || localRoot != nil || mounts.contains(where: { $0.grammar.localRoot != nil }) else {
+        if options.s3.thumborS3Bucket != nil, thumborMount == nil {
+            throw CLIError.usage("--thumbor-s3-bucket needs --thumbor PREFIX")
+        }
+        let s3Configuration = try options.s3.configuration(mounts: mounts, environment: environment)
+        guard !allowedSources.isEmpty || localRoot != nil || s3Configuration != nil
+                || mounts.contains(where: { $0.grammar.localRoot != nil }) else {
             throw CLIError.usage("no source is allowed: give --allow-host HOST (a host name or URL prefix)")
         }
         if let metricsPort, metricsPort != 0, metricsPort == port {
@@ -179,7 +184,7 @@ struct ServeResolution {
             demoSamples: samples, avifSpeed: avifSpeed, mounts: mounts,
             maxRedirects: maxRedirects, keepsOriginals: keepOriginals, defaultQuality: Double(quality) / 100,
             instanceName: instanceName, trustedProxies: proxies, localRoot: localRoot,
-            servesMetricsSeparately: metricsPort != nil)
+            servesMetricsSeparately: metricsPort != nil, s3: s3Configuration)
         report = resolver.orderedReport
         self.notices = notices
     }

@@ -219,13 +219,13 @@ struct ImgproxyGrammarTests {
         #expect(Self.status(path)?.code == status, "\(path)")
     }
 
-    @Test("s3:// and other storage sources are refused with a reason naming them")
+    @Test("s3:// sources without IMGPROXY_USE_S3 are refused with a reason naming the variable")
     func storageReason() {
         do {
             _ = try Self.parse("/_/plain/s3://bucket/key.jpg")
             Issue.record("expected a refusal")
         } catch let error as ImageServerError {
-            #expect(error.reason.contains("s3:// sources are not supported"))
+            #expect(error.reason.contains("s3:// sources need IMGPROXY_USE_S3=true"))
         } catch {
             Issue.record("\(error)")
         }

@@ -55,6 +55,9 @@ public struct ImageServerConfiguration: Sendable {
     /// Leaves `/metrics` to a listener of its own (``ImageServer/makeMetricsApplication(host:port:onServerRunning:)``):
     /// ``ImageServer/addRoutes(to:)`` then adds no `/metrics` route.
     public var servesMetricsSeparately: Bool
+    /// Where `s3://bucket/key` sources (imgproxy's, and thumbor's S3 loader) are read; `nil`
+    /// refuses them.
+    public var s3: S3SourceConfiguration?
 
     /// The server's AVIF speed, 8, rather than libavif's default of 6: a server encodes while the
     /// client waits, and speed 6 spends seconds on a large photo.
@@ -84,7 +87,8 @@ public struct ImageServerConfiguration: Sendable {
         instanceName: String? = nil,
         trustedProxies: [AddressRange] = [],
         localRoot: LocalFileRoot? = nil,
-        servesMetricsSeparately: Bool = false
+        servesMetricsSeparately: Bool = false,
+        s3: S3SourceConfiguration? = nil
     ) {
         self.signingKey = signingKey
         self.allowsUnsigned = allowsUnsigned
@@ -104,6 +108,7 @@ public struct ImageServerConfiguration: Sendable {
         self.trustedProxies = trustedProxies
         self.localRoot = localRoot
         self.servesMetricsSeparately = servesMetricsSeparately
+        self.s3 = s3
     }
 
     /// Whether `name` can name a replica: 1 to 253 letters, digits, `.`, `-`, `_` or `:`, so it

@@ -20,11 +20,13 @@ final class RenditionPipeline: Sendable {
     let keepsOriginals: Bool
     /// Checks each redirect hop of an origin fetch.
     let redirects: RedirectVetting?
+    /// Where `s3://` sources are read, and as whom.
+    let s3: S3SourceConfiguration?
     private let flights = SingleFlight<(Rendition, CacheTier)>()
 
     init(manager: KingfisherManager, limits: ImageServerLimits, memoryLimit: Int, metrics: ServerMetrics,
          encoding: ImageEncodingOptions = ImageEncodingOptions(compressionQuality: 0.85, avifSpeed: ImageServerConfiguration.defaultAVIFSpeed),
-         keepsOriginals: Bool = true, redirects: RedirectVetting? = nil) {
+         keepsOriginals: Bool = true, redirects: RedirectVetting? = nil, s3: S3SourceConfiguration? = nil) {
         self.manager = manager
         self.memory = RenditionMemoryCache(limit: memoryLimit)
         self.limiter = JobLimiter(maxRunning: limits.maxConcurrentJobs, maxWaiting: limits.maxQueuedJobs)
@@ -33,6 +35,7 @@ final class RenditionPipeline: Sendable {
         self.encoding = encoding
         self.keepsOriginals = keepsOriginals
         self.redirects = redirects
+        self.s3 = s3
     }
 
     /// The disk key of the original bytes of `source`.
@@ -108,6 +111,8 @@ final class RenditionPipeline: Sendable {
             .waitForCache,
         ]
         if let redirects { options.append(.redirectHandler(redirects)) }
+        let location = S3Location(url: source)
+        if location != nil, let s3 { options.append(.requestModifier(S3RequestSigner(configuration: s3))) }
         let retrievalOptions = options
         let received = Mutex<Int64>(0)
         let resource: Source
@@ -132,6 +137,9 @@ final class RenditionPipeline: Sendable {
             metrics.recordUpstream(bytes: received.withLock { $0 })
             if let refusal = redirects?.refusal(for: source) { throw refusal }
             let refusal = guarded.failure.error ?? (processor as? RenditionProcessor)?.failure.error
+            if refusal == nil, let location, case .responseError(.invalidHTTPStatusCode(let response))? = error as? KingfisherError {
+                throw ImageServerError(s3Status: response, location: location, configuration: s3)
+            }
             var failure = ImageServerError(mapping: refusal ?? error, source: source)
             if case .processorError(.imageLimitExceeded)? = (refusal ?? error) as? KingfisherError {
                 // The decoding limits are the ones this server was started with.

@@ -16,7 +16,10 @@ extension ImageServer {
         }
         let localFile = try self.localFile(of: rendition, grammar: grammar)
         let source = localFile?.url ?? (rendition.source.isFileURL ? rendition.fallbackSource : nil) ?? rendition.source
-        if localFile == nil {
+        let location = localFile == nil ? S3Location(url: source) : nil
+        if let location {
+            try checkS3Source(location, refusedStatus: grammar.refusedSourceStatus)
+        } else if localFile == nil {
             guard configuration.allowedSources.allows(source) else {
                 throw ImageServerError(grammar.refusedSourceStatus,
                                        "the source host '\(source.host ?? "")' is not in the allow-list (\(configuration.allowedSources.refusalHint))")
@@ -40,7 +43,8 @@ extension ImageServer {
         let (answer, tier) = try await pipeline.rendition(
             source: source, version: localFile.map { "\($0.size)-\($0.modified)" }, processor: processor, rendering: rendering,
             encoding: encoding, maxBytes: rendition.maxBytes, alphaInOpaqueFormats: rendition.alphaInOpaqueFormats,
-            vet: { if localFile == nil { try await addressGuard.check(host: host) } },
+            // A local file and an S3 endpoint are the operator's own settings, not hosts a URL chose.
+            vet: { if localFile == nil, location == nil { try await addressGuard.check(host: host) } },
             prepare: { [self] in
                 try await loadWatermarks(watermarks, into: watermarkImages, failureStatus: grammar.refusedSourceStatus)
             })

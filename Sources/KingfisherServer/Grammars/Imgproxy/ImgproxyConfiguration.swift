@@ -20,6 +20,7 @@ import Kingfisher
 /// | `IMGPROXY_TTL` | 31536000 | `Cache-Control: max-age` |
 /// | `IMGPROXY_WATERMARK_DATA` (base64), `_PATH`, `_URL` | none | the image `wm` draws (the first set); a URL is fetched like a source |
 /// | `IMGPROXY_WATERMARK_OPACITY` | 1 | multiplies `wm`'s opacity (0 < x ≤ 1) |
+/// | `IMGPROXY_USE_S3` | false | `s3://bucket/key` sources are read from S3 (see ``S3SourceConfiguration/init(imgproxyEnvironment:)``) |
 ///
 /// Not honoured (the `kf serve` flags govern these instead): `IMGPROXY_MAX_ANIMATION_FRAMES` (kf
 /// keeps every frame up to its own `--max-frames`), `IMGPROXY_PRESETS_PATH`, `IMGPROXY_URL_REPLACEMENTS`,
@@ -62,6 +63,8 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
     public var watermark: RenditionWatermark.Image?
     /// Multiplies `wm`'s opacity, 0 < x ≤ 1.
     public var watermarkOpacity: Double
+    /// Whether `s3://bucket/key` sources are read (the server then needs an ``S3SourceConfiguration``).
+    public var usesS3: Bool = false
 
     /// imgproxy's per-format quality defaults.
     public static let defaultFormatQuality: [ImageFormat: Int] = [.WebP: 79, .AVIF: 63, .JXL: 77]
@@ -120,6 +123,7 @@ public struct ImgproxyConfiguration: Sendable, Hashable {
             ttl: try env.int("IMGPROXY_TTL") ?? 31_536_000,
             watermark: try Self.watermarkImage(env),
             watermarkOpacity: try Self.number(env, "IMGPROXY_WATERMARK_OPACITY") ?? 1)
+        usesS3 = try env.bool("IMGPROXY_USE_S3") ?? false
     }
 
     /// A decimal variable, `nil` when unset or empty.

@@ -82,7 +82,8 @@ public struct ImgproxyGrammar: RenditionGrammar {
             try options.apply(segments: Array(parts[..<optionCount]), presets: presets, now: date)
             sourceParts = Array(parts[optionCount...])
         }
-        let (source, ext) = try ImgproxySource.decode(sourceParts, baseURL: configuration.baseURL, servesLocalFiles: localRoot != nil)
+        let (source, ext) = try ImgproxySource.decode(sourceParts, baseURL: configuration.baseURL, servesLocalFiles: localRoot != nil,
+                                                      usesS3: configuration.usesS3)
         if let ext { options.format = try ImgproxyOptions.format(ext) }
         return rendition(options, source: source)
     }

@@ -4,14 +4,16 @@ import Foundation
 /// with `.ext`, as imgproxy's `DecodeURL` does.
 enum ImgproxySource {
     /// The decoded source URL and the extension, if any.
-    /// With `servesLocalFiles`, `local:///PATH` becomes the `file:PATH` source of the model.
-    static func decode(_ parts: [Substring], baseURL: String, servesLocalFiles: Bool = false) throws -> (url: URL, format: String?) {
+    /// With `servesLocalFiles`, `local:///PATH` becomes the `file:PATH` source of the model; `s3://bucket/key`
+    /// sources become ``S3Location/url`` when `usesS3` (imgproxy's `IMGPROXY_USE_S3`).
+    static func decode(_ parts: [Substring], baseURL: String, servesLocalFiles: Bool = false,
+                       usesS3: Bool = false) throws -> (url: URL, format: String?) {
         guard let first = parts.first else { throw ImgproxyArguments.invalid("image URL is empty") }
         let (text, format) = first == "plain" && parts.count > 1
             ? try plain(parts.dropFirst())
             : try base64(parts)
         let prefixed = baseURL.isEmpty || text.hasPrefix(baseURL) ? text : baseURL + text
-        return (try validated(prefixed, servesLocalFiles: servesLocalFiles), format)
+        return (try validated(prefixed, servesLocalFiles: servesLocalFiles, usesS3: usesS3), format)
     }
 
     /// `plain/…`: joined with `/`, split at `@`, percent-decoded.
@@ -55,8 +57,9 @@ enum ImgproxySource {
         return url
     }
 
-    /// The URL when it is http(s) with a host; other schemes imgproxy reads from storage are refused.
-    private static func validated(_ text: String, servesLocalFiles: Bool) throws -> URL {
+    /// The URL when it is http(s) with a host, a local file when `servesLocalFiles`, or an S3 object
+    /// when `usesS3`; other schemes imgproxy reads from storage are refused.
+    private static func validated(_ text: String, servesLocalFiles: Bool, usesS3: Bool) throws -> URL {
         let scheme = text.range(of: "://").map { text[..<$0.lowerBound].lowercased() }
         switch scheme {
         case "http", "https": break
@@ -65,6 +68,13 @@ enum ImgproxySource {
                 throw ImageServerError(.notFound, "Invalid source URL: local:// sources need IMGPROXY_LOCAL_FILESYSTEM_ROOT (\(text))")
             }
             return try localFile(text)
+        case "s3" where usesS3:
+            guard let location = S3Location(text: text) else {
+                throw ImageServerError(.notFound, "Invalid source URL: \(text) names no S3 bucket and key")
+            }
+            return location.url
+        case "s3":
+            throw ImageServerError(.notFound, "Invalid source URL: s3:// sources need IMGPROXY_USE_S3=true (\(text))")
         case let storage? where ["s3", "gs", "abs", "swift", "local"].contains(storage):
             throw ImageServerError(.notFound, "Invalid source URL: \(storage):// sources are not supported by kf serve (\(text))")
         default:

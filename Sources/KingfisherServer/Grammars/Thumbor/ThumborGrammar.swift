@@ -44,14 +44,17 @@ public struct ThumborGrammar: RenditionGrammar {
     /// ``ThumborSettings/loader`` reads files.
     public let localRoot: LocalFileRoot?
     public var localRootSetting: String { "FILE_LOADER_ROOT_PATH with LOADER = 'thumbor.loaders.file_loader' (--thumbor-conf)" }
+    /// The S3 loader images are read with, or `nil` for thumbor's HTTP (or file) loader.
+    let s3Loader: ThumborS3Loader?
 
     /// The grammar checking signatures with `securityKey` (thumbor's `SECURITY_KEY` as UTF-8 bytes;
     /// `nil` or empty: no signed URL is accepted), serving `unsafe/` URLs only when `allowsUnsafe`,
     /// with thumbor's `settings` and, for its file loader, the files below `localRoot`; negotiating
     /// WebP and AVIF when `autoWebP` (or the settings' `AUTO_WEBP`) and `autoAVIF` say so, refusing
-    /// filters it cannot apply when `strictFilters`.
+    /// filters it cannot apply when `strictFilters`, and reading images from S3 through `s3Loader`
+    /// when given (the server then needs an ``S3SourceConfiguration``).
     public init(securityKey: Data?, allowsUnsafe: Bool, settings: ThumborSettings = ThumborSettings(), localRoot: LocalFileRoot? = nil,
-                autoWebP: Bool = false, autoAVIF: Bool = false, strictFilters: Bool = false) {
+                autoWebP: Bool = false, autoAVIF: Bool = false, strictFilters: Bool = false, s3Loader: ThumborS3Loader? = nil) {
         key = securityKey.flatMap { $0.isEmpty ? nil : SymmetricKey(data: $0) }
         self.allowsUnsafe = allowsUnsafe
         self.settings = settings
@@ -59,6 +62,7 @@ public struct ThumborGrammar: RenditionGrammar {
         self.autoWebP = autoWebP || settings.autoWebP
         self.autoAVIF = autoAVIF
         self.strictFilters = strictFilters
+        self.s3Loader = s3Loader
     }
 
     public func request(forRawPath rawPath: Substring) throws -> RenditionRequest {
@@ -66,9 +70,11 @@ public struct ThumborGrammar: RenditionGrammar {
         try authenticate(path)
         if path.meta { throw ImageServerError(.badRequest, "thumbor's meta/ (JSON) paths are not supported") }
         if path.debug { throw ImageServerError(.badRequest, "thumbor's debug/ paths are not supported") }
-        var request = RenditionRequest(source: try source(of: path.image), output: .source,
-                                       quality: settings.quality)
-        if settings.loader == .fileWithHTTPFallback { request.fallbackSource = try? ThumborImageURI.url(fromRaw: path.image) }
+        let source = try s3Loader.map { try $0.location(forRawImage: path.image).url } ?? source(of: path.image)
+        var request = RenditionRequest(source: source, output: .source, quality: settings.quality)
+        if s3Loader == nil, settings.loader == .fileWithHTTPFallback {
+            request.fallbackSource = try? ThumborImageURI.url(fromRaw: path.image)
+        }
         // Pillow writes a transparent image to JPEG by dropping its alpha channel.
         request.alphaInOpaqueFormats = .discard
         var geometry = path.geometry
