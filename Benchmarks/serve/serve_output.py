@@ -26,7 +26,7 @@ def main():
         answer = decode(body)
         if isinstance(answer, str):
             sys.exit(f"{url}: {answer}")
-        source_name = urllib.parse.urlsplit(url.split("/http://", 1)[1]).path.lstrip("/")
+        source_name = urllib.parse.urlsplit("http://" + url.split("/http://", 1)[1]).path.lstrip("/")
         source = Image.open(os.path.join(www, source_name)).convert("RGB")
         reference = source.resize(answer.size, Image.LANCZOS)
         sizes.append(len(body))
