@@ -17,6 +17,9 @@ struct ImgproxyImport {
         "IMGPROXY_PRESETS_SEPARATOR", "IMGPROXY_ONLY_PRESETS", "IMGPROXY_BASE_URL", "IMGPROXY_QUALITY", "IMGPROXY_FORMAT_QUALITY",
         "IMGPROXY_AUTO_WEBP", "IMGPROXY_ENFORCE_WEBP", "IMGPROXY_AUTO_AVIF", "IMGPROXY_ENFORCE_AVIF",
         "IMGPROXY_ENABLE_WEBP_DETECTION", "IMGPROXY_ENABLE_AVIF_DETECTION", "IMGPROXY_LOCAL_FILESYSTEM_ROOT",
+        "IMGPROXY_WATERMARK_DATA", "IMGPROXY_WATERMARK_PATH", "IMGPROXY_WATERMARK_URL", "IMGPROXY_WATERMARK_OPACITY",
+        "IMGPROXY_USE_S3", "IMGPROXY_S3_REGION", "IMGPROXY_S3_ENDPOINT", "IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE",
+        "IMGPROXY_S3_ALLOWED_BUCKETS", "IMGPROXY_S3_DENIED_BUCKETS",
     ]
 
     /// The variables mapped onto `kf serve` settings: those ``ServeSetting/all`` names, but the
@@ -24,8 +27,7 @@ struct ImgproxyImport {
     /// _TTL, _PROMETHEUS_BIND).
     static let mappedVariables = Set(ServeSetting.all.flatMap(\.imgproxy)).subtracting(grammarVariables)
 
-    /// imgproxy settings `kf serve` knows and does not honour, with the reason. The watermark and
-    /// S3 variables are listed here until `kf serve` reads them.
+    /// imgproxy settings `kf serve` knows and does not honour, with the reason.
     static let unsupported: [String: String] = [
         "IMGPROXY_NETWORK": "kf serve listens on TCP only",
         "IMGPROXY_PATH_PREFIX": "the prefix is --imgproxy PREFIX",
@@ -66,7 +68,6 @@ struct ImgproxyImport {
         "IMGPROXY_JPEG_PROGRESSIVE": "kf serve writes baseline JPEG",
         "IMGPROXY_PNG_INTERLACED": "kf serve writes non-interlaced PNG",
         "IMGPROXY_AVIF_SPEED": "use --avif-speed",
-        "IMGPROXY_USE_S3": "S3 sources are not implemented",
         "IMGPROXY_USE_GCS": "Google Cloud Storage sources are not implemented",
         "IMGPROXY_USE_ABS": "Azure Blob Storage sources are not implemented",
         "IMGPROXY_USE_SWIFT": "OpenStack Swift sources are not implemented",
@@ -82,8 +83,8 @@ struct ImgproxyImport {
 
     /// Groups of imgproxy variables by prefix, with the reason none of them is read.
     static let unsupportedPrefixes: [(String, String)] = [
-        ("IMGPROXY_WATERMARK_", "watermarks are not implemented"),
-        ("IMGPROXY_S3_", "S3 sources are not implemented"),
+        ("IMGPROXY_WATERMARK_", "of the watermark settings only _DATA, _PATH, _URL and _OPACITY are read"),
+        ("IMGPROXY_S3_", "of the S3 settings only _REGION, _ENDPOINT, _ENDPOINT_USE_PATH_STYLE, _ALLOWED_BUCKETS and _DENIED_BUCKETS are read"),
         ("IMGPROXY_GCS_", "Google Cloud Storage sources are not implemented"),
         ("IMGPROXY_ABS_", "Azure Blob Storage sources are not implemented"),
         ("IMGPROXY_SWIFT_", "OpenStack Swift sources are not implemented"),

@@ -110,9 +110,22 @@ struct ServeConfigTests {
         let lines = run.error.split(separator: "\n").map(String.init)
         #expect(lines.count == 4, "\(run.error)")
         #expect(lines.contains { $0.contains("IMGPROXY_WORKERS is not supported: use --max-jobs") })
-        #expect(lines.contains { $0.contains("IMGPROXY_WATERMARK_OPACITY is not supported") })
+        #expect(lines.contains { $0.contains("IMGPROXY_WATERMARK_OPACITY is read only for imgproxy's URLs") })
         #expect(lines.contains { $0.contains("IMGPROXY_SOMETHING_NEW is not an imgproxy setting") })
         #expect(lines.contains { $0.contains("IMGPROXY_KEY is read only for imgproxy's URLs") })
+    }
+
+    @Test("imgproxy's watermark and S3 variables are read with --imgproxy, and the ones it does not read are named")
+    func watermarkAndS3ImgproxyVariables() async throws {
+        let run = try await Self.kf(["serve", "config", "--key", "k", "--allow-host", "a.example", "--imgproxy", "/i", "--insecure-unsigned"], [
+            "IMGPROXY_WATERMARK_OPACITY": "0.5", "IMGPROXY_USE_S3": "true", "IMGPROXY_S3_REGION": "eu-west-1",
+            "IMGPROXY_S3_ENDPOINT": "127.0.0.1:9000", "IMGPROXY_WATERMARK_CACHE_SIZE": "10",
+            "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret",
+        ])
+        #expect(run.status == 0, "\(run.error)")
+        let lines = run.error.split(separator: "\n").map(String.init)
+        #expect(lines.count == 1, "\(run.error)")
+        #expect(lines.contains { $0.contains("IMGPROXY_WATERMARK_CACHE_SIZE is not supported: of the watermark settings only") })
     }
 
     @Test("thumbor.conf: literal settings are read below the variables, the rest are named, malformed ones refused")
