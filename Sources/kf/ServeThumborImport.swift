@@ -185,6 +185,10 @@ struct ThumborImport {
         case "LOADER":
             let text = try string()
             guard let loader = ThumborSettings.Loader(rawValue: text) else {
+                if text.hasPrefix("thumbor_aws") || text.hasPrefix("tc_aws") {
+                    throw bad("thumbor-aws's loader is not read from the file: give --thumbor-s3-bucket BUCKET (its "
+                              + "AWS_LOADER_BUCKET_NAME), with --thumbor-s3-root-path, --s3-region and --s3-endpoint for its other settings")
+                }
                 throw bad("kf serve reads thumbor.loaders.http_loader, file_loader and file_loader_http_fallback")
             }
             settings.loader = loader

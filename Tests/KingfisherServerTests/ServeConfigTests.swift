@@ -128,6 +128,16 @@ struct ServeConfigTests {
         #expect(lines.contains { $0.contains("IMGPROXY_WATERMARK_CACHE_SIZE is not supported: of the watermark settings only") })
     }
 
+    @Test("thumbor-aws's loader in thumbor.conf is refused, naming the flags that take its settings")
+    func thumborAWSLoaderInConf() async throws {
+        let conf = try Self.temporaryFile("LOADER = 'thumbor_aws.loader'\nAWS_LOADER_BUCKET_NAME = 'photos'\n")
+        let run = try await Self.kf(["serve", "config", "--key", "k", "--thumbor", "/t", "--thumbor-conf", conf.path, "--insecure-unsigned",
+                                     "--allow-host", "a.example"])
+        #expect(run.status == 2)
+        #expect(run.error.contains("LOADER"), "\(run.error)")
+        #expect(run.error.contains("--thumbor-s3-bucket"), "\(run.error)")
+    }
+
     @Test("thumbor.conf: literal settings are read below the variables, the rest are named, malformed ones refused")
     func thumborConf() async throws {
         let conf = try Self.temporaryFile("""

@@ -15,8 +15,8 @@ public struct ThumborSettings: Sendable, Hashable {
 
     /// `QUALITY`: the quality of lossy output without `quality()`, 0...1 (thumbor's 80).
     public var quality: Double
-    /// `AUTO_WEBP`: without `format()`, the format is negotiated from `Accept` (kf's rule: AVIF,
-    /// then WebP, then the source's kind), rather than kept.
+    /// `AUTO_WEBP`: without `format()`, WebP for clients whose `Accept` names it, else the source's
+    /// format (thumbor's rule; ``ThumborGrammar/autoWebP`` is this or its flag).
     public var autoWebP: Bool
     /// `MAX_WIDTH`: a requested width above it is lowered to it; 0 for none.
     public var maxWidth: Int
