@@ -133,7 +133,7 @@ private struct PNGChunkScanner {
                 problem = "the data ends inside a chunk header"
                 return
             }
-            let length = Self.u32(bytes, offset)
+            let length = PNGChunkFormat.u32(bytes, offset)
             let type = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8)]), as: UTF8.self)
             let dataStart = offset + 8
             let (dataEnd, overflow) = dataStart.addingReportingOverflow(length)
@@ -145,8 +145,8 @@ private struct PNGChunkScanner {
             if offset == 8 {
                 guard type == "IHDR", length == 13 else { return }
                 header = Array(body)
-                width = Self.u32(body, 0)
-                height = Self.u32(body, 4)
+                width = PNGChunkFormat.u32(body, 0)
+                height = PNGChunkFormat.u32(body, 4)
             } else {
                 switch type {
                 case "IEND":
@@ -190,17 +190,17 @@ private struct PNGChunkScanner {
             guard !sawIDAT else { return }
             guard declaredFrames == nil else { throw Self.malformed("a second acTL chunk comes before the IDAT") }
             guard body.count == 8 else { throw Self.malformed("the acTL chunk is \(body.count) bytes, not 8") }
-            let count = Self.u32(body, 0)
+            let count = PNGChunkFormat.u32(body, 0)
             guard count > 0 else { throw Self.malformed("the acTL chunk announces no frames") }
             declaredFrames = count
-            playCount = Self.u32(body, 4)
+            playCount = PNGChunkFormat.u32(body, 4)
         case "fcTL":
             guard isAnimated || !sawIDAT else { return }
             try readFrameControl(body, beforeIDAT: !afterIDAT)
         default:
             guard isAnimated else { return }
             guard body.count >= 4 else { throw Self.malformed("an fdAT chunk is too short for its sequence number") }
-            try checkSequence(Self.u32(body, 0), chunk: "fdAT")
+            try checkSequence(PNGChunkFormat.u32(body, 0), chunk: "fdAT")
             guard afterIDAT, !frames.isEmpty, !(defaultIsFrame && frames.count == 1) else {
                 throw Self.malformed("an fdAT chunk comes before its frame's fcTL")
             }
@@ -231,7 +231,7 @@ private struct PNGChunkScanner {
 
     private mutating func readFrameControl(_ body: UnsafeRawBufferPointer, beforeIDAT: Bool) throws(APNGStructureError) {
         guard body.count == 26 else { throw Self.malformed("an fcTL chunk is \(body.count) bytes, not 26") }
-        try checkSequence(Self.u32(body, 0), chunk: "fcTL")
+        try checkSequence(PNGChunkFormat.u32(body, 0), chunk: "fcTL")
         let number = frames.count + 1
         if let previous = frames.last, previous.dataRanges.isEmpty {
             throw Self.malformed("frame \(number - 1) has no image data before the next fcTL")
@@ -239,8 +239,8 @@ private struct PNGChunkScanner {
         if beforeIDAT, !frames.isEmpty {
             throw Self.malformed("two fcTL chunks come before the IDAT")
         }
-        let frameWidth = Self.u32(body, 4), frameHeight = Self.u32(body, 8)
-        let x = Self.u32(body, 12), y = Self.u32(body, 16)
+        let frameWidth = PNGChunkFormat.u32(body, 4), frameHeight = PNGChunkFormat.u32(body, 8)
+        let x = PNGChunkFormat.u32(body, 12), y = PNGChunkFormat.u32(body, 16)
         guard frameWidth > 0, frameHeight > 0, x + frameWidth <= width, y + frameHeight <= height else {
             throw Self.malformed("frame \(number) (\(frameWidth)×\(frameHeight) at \(x),\(y)) lies outside the \(width)×\(height) canvas")
         }
@@ -268,7 +268,7 @@ private struct PNGChunkScanner {
 
     private func checkCRC(_ bytes: UnsafeRawBufferPointer, offset: Int, length: Int, type: String) throws(APNGStructureError) {
         let covered = UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8 + length)])
-        guard PNGCRC.checksum(covered) == UInt32(Self.u32(bytes, offset + 8 + length)) else {
+        guard PNGChunkFormat.checksum(covered) == UInt32(PNGChunkFormat.u32(bytes, offset + 8 + length)) else {
             throw Self.malformed("the \(type) chunk's CRC does not match its contents")
         }
     }
@@ -276,10 +276,5 @@ private struct PNGChunkScanner {
     /// An eXIf payload is a TIFF structure; some writers put JPEG's "Exif\0\0" before it.
     static func tiffPayload(_ body: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         body.starts(with: Array("Exif\0\0".utf8)) ? UnsafeRawBufferPointer(rebasing: body[6...]) : body
-    }
-
-    /// A big-endian 32-bit value at `offset`; the caller has checked the bounds.
-    static func u32(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> Int {
-        Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
     }
 }

@@ -59,15 +59,14 @@ enum PNGDeflateDecoder {
 
     /// The layout of `bytes` when this path takes the file, else `nil`.
     static func layout(of bytes: UnsafeRawBufferPointer) -> Layout? {
-        let signature: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
-        guard bytes.count >= 8 + 25, zip(signature, bytes).allSatisfy({ $0 == $1 }) else { return nil }
+        guard bytes.count >= 8 + 25, bytes.starts(with: PNGChunkFormat.signature) else { return nil }
         var offset = 8
         var header: (width: Int, height: Int, channels: Int)?
         var imageData: [Range<Int>] = []
         var imageDataEnded = false
         walk: while bytes.count - offset >= 12 {
-            let length = Int(word(bytes, at: offset))
-            let type = word(bytes, at: offset + 4)
+            let length = PNGChunkFormat.u32(bytes, offset)
+            let type = PNGChunkFormat.u32(bytes, offset + 4)
             let dataStart = offset + 8
             guard length <= bytes.count - dataStart - 4 else { return nil }
             let dataEnd = dataStart + length
@@ -86,7 +85,7 @@ enum PNGDeflateDecoder {
                 return nil
             case ChunkType.gamma:
                 // 1/2.2 as PNG writes it: sRGB's curve, which libpng leaves alone.
-                guard length == 4, word(bytes, at: dataStart) == 45455 else { return nil }
+                guard length == 4, PNGChunkFormat.u32(bytes, dataStart) == 45455 else { return nil }
             default:
                 break
             }
@@ -99,25 +98,31 @@ enum PNGDeflateDecoder {
 
     /// The big-endian chunk types this path looks at.
     private enum ChunkType {
-        static let header: UInt32 = 0x4948_4452       // IHDR
-        static let imageData: UInt32 = 0x4944_4154    // IDAT
-        static let end: UInt32 = 0x4945_4E44          // IEND
-        static let transparency: UInt32 = 0x7452_4E53 // tRNS
-        static let gamma: UInt32 = 0x6741_4D41        // gAMA
-        static let animationControl: UInt32 = 0x6163_544C // acTL
-        static let frameControl: UInt32 = 0x6663_544C // fcTL
-        static let frameData: UInt32 = 0x6664_4154    // fdAT
+        static let header = 0x4948_4452           // IHDR
+        static let imageData = 0x4944_4154        // IDAT
+        static let end = 0x4945_4E44              // IEND
+        static let transparency = 0x7452_4E53     // tRNS
+        static let gamma = 0x6741_4D41            // gAMA
+        static let animationControl = 0x6163_544C // acTL
+        static let frameControl = 0x6663_544C     // fcTL
+        static let frameData = 0x6664_4154        // fdAT
     }
 
     /// Width, height and samples per pixel of an IHDR this path takes: 8 bits a sample, grey (0),
     /// RGB (2), grey and alpha (4) or RGBA (6), the standard compression and filter methods, no
     /// interlace.
     private static func headerFields(_ bytes: UnsafeRawBufferPointer, at start: Int) -> (width: Int, height: Int, channels: Int)? {
-        let width = Int(word(bytes, at: start))
-        let height = Int(word(bytes, at: start + 4))
-        let channelsByColorType: [UInt8: Int] = [0: 1, 2: 3, 4: 2, 6: 4]
-        guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max),
-              bytes[start + 8] == 8, let channels = channelsByColorType[bytes[start + 9]],
+        let width = PNGChunkFormat.u32(bytes, start)
+        let height = PNGChunkFormat.u32(bytes, start + 4)
+        let channels: Int
+        switch bytes[start + 9] {
+        case 0: channels = 1
+        case 2: channels = 3
+        case 4: channels = 2
+        case 6: channels = 4
+        default: return nil
+        }
+        guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max), bytes[start + 8] == 8,
               bytes[start + 10] == 0, bytes[start + 11] == 0, bytes[start + 12] == 0
         else { return nil }
         return (width, height, channels)
@@ -125,8 +130,8 @@ enum PNGDeflateDecoder {
 
     /// Whether the CRC after the chunk at `offset` matches its type and data.
     private static func checksumMatches(_ bytes: UnsafeRawBufferPointer, chunkAt offset: Int, length: Int) -> Bool {
-        guard let base = bytes.baseAddress else { return false }
-        return UInt32(libdeflate_crc32(0, base + offset + 4, length + 4)) == word(bytes, at: offset + 8 + length)
+        PNGChunkFormat.checksum(UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 8 + length)]))
+            == UInt32(truncatingIfNeeded: PNGChunkFormat.u32(bytes, offset + 8 + length))
     }
 
     /// Inflates the zlib stream split over `ranges` of `bytes` into `output`, which it must fill exactly.
@@ -193,9 +198,5 @@ enum PNGDeflateDecoder {
             source &+= channels
             target &+= 4
         }
-    }
-
-    private static func word(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
     }
 }

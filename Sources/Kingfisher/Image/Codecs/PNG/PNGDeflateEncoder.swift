@@ -37,15 +37,12 @@ enum PNGDeflateEncoder {
         let compressed = try deflate(UnsafeRawBufferPointer(start: filtered, count: filteredCount))
 
         var file = Data(capacity: compressed.count + 8 + 25 + 13 + 12 + 12)
-        file.append(contentsOf: [137, 80, 78, 71, 13, 10, 26, 10])
-        var header = Data()
-        append(UInt32(width), to: &header)
-        append(UInt32(height), to: &header)
-        header.append(contentsOf: [8, channels == 4 ? 6 : 2, 0, 0, 0])
-        appendChunk("IHDR", header, to: &file)
-        appendChunk("sRGB", Data([0]), to: &file)
-        appendChunk("IDAT", compressed, to: &file)
-        appendChunk("IEND", Data(), to: &file)
+        file.append(contentsOf: PNGChunkFormat.signature)
+        let header = PNGChunkFormat.bigEndian32(width) + PNGChunkFormat.bigEndian32(height) + [8, channels == 4 ? 6 : 2, 0, 0, 0]
+        PNGChunkFormat.appendChunk("IHDR", header, to: &file)
+        PNGChunkFormat.appendChunk("sRGB", [0], to: &file)
+        PNGChunkFormat.appendChunk("IDAT", compressed, to: &file)
+        PNGChunkFormat.appendChunk("IEND", [UInt8](), to: &file)
         return file
     }
 
@@ -64,18 +61,5 @@ enum PNGDeflateEncoder {
         guard written > 0 else { throw PNGCodec.encodingError("libdeflate could not compress the rows") }
         output.count = written
         return output
-    }
-
-    private static func appendChunk(_ type: String, _ data: Data, to file: inout Data) {
-        append(UInt32(data.count), to: &file)
-        var typed = Data(type.utf8)
-        typed.append(data)
-        file.append(typed)
-        let crc = typed.withUnsafeBytes { UInt32(libdeflate_crc32(0, $0.baseAddress, $0.count)) }
-        append(crc, to: &file)
-    }
-
-    private static func append(_ value: UInt32, to data: inout Data) {
-        data.append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
     }
 }
