@@ -43,12 +43,6 @@ struct Rendition: Sendable {
 
     /// Whether an `If-None-Match` header names this rendition (or is `*`).
     func matches(ifNoneMatch header: String) -> Bool {
-        for candidate in header.split(separator: ",") {
-            var tag = candidate.trimmingCharacters(in: .whitespaces)
-            if tag == "*" { return true }
-            if tag.hasPrefix("W/") { tag.removeFirst(2) }
-            if tag == etag { return true }
-        }
-        return false
+        HTTPValidators.ifNoneMatch(header, names: etag)
     }
 }

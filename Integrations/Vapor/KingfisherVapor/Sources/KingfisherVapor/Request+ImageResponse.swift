@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Kingfisher
+import KingfisherServer
 import Vapor
 
 extension Request.Kingfisher {
@@ -51,12 +52,12 @@ extension Request.Kingfisher {
         let etag = "\"" + SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() + "\""
         var headers = HTTPHeaders()
         headers.replaceOrAdd(name: .eTag, value: etag)
-        headers.replaceOrAdd(name: .lastModified, value: Self.httpDate(lastModified))
+        headers.replaceOrAdd(name: .lastModified, value: HTTPValidators.httpDate(lastModified))
         headers.replaceOrAdd(name: .cacheControl, value: "public, max-age=\(max(0, maxAge))")
-        if Self.matches(request.headers[.ifNoneMatch], etag: etag) {
+        if request.headers[.ifNoneMatch].contains(where: { HTTPValidators.ifNoneMatch($0, names: etag) }) {
             return Response(status: .notModified, headers: headers)
         }
-        headers.replaceOrAdd(name: .contentType, value: Self.mediaType(format))
+        headers.replaceOrAdd(name: .contentType, value: HTTPValidators.mediaType(of: format))
         return Response(status: .ok, headers: headers, body: .init(data: bytes))
     }
 
@@ -66,35 +67,5 @@ extension Request.Kingfisher {
         case .PNG, .JPEG, .WebP, .GIF: return format
         default: return .PNG
         }
-    }
-
-    static func mediaType(_ format: ImageFormat) -> String {
-        switch format {
-        case .JPEG: return "image/jpeg"
-        case .WebP: return "image/webp"
-        case .GIF: return "image/gif"
-        default: return "image/png"
-        }
-    }
-
-    /// Whether any `If-None-Match` value names `etag` (weak comparison, `*` matches any).
-    static func matches(_ values: [String], etag: String) -> Bool {
-        for value in values {
-            for candidate in value.split(separator: ",") {
-                var tag = candidate.trimmingCharacters(in: .whitespaces)
-                if tag == "*" { return true }
-                if tag.hasPrefix("W/") { tag.removeFirst(2) }
-                if tag == etag { return true }
-            }
-        }
-        return false
-    }
-
-    static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
     }
 }
