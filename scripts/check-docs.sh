@@ -9,12 +9,22 @@
 # continues on the next), the lines up to the next command are what it prints (standard output
 # and standard error together). Each block runs in one bash session of its own: a fresh home
 # folder (HOME=/home/me as the output shows it; the kf cache lives there), a working folder
-# /home/me/kingfisher-linux holding a copy of Samples/, the debug `kf` that `swift build` made
-# first on PATH, and, where the system allows it (unshare), a network namespace of its own with
+# /home/me/kingfisher-linux holding a copy of Samples/, scripts/ and deploy/ (a checkout's root
+# as far as the transcripts go), the debug `kf` that `swift build` made first on PATH and in
+# KF_BIN (so scripts/fleet.sh runs it), KF_FLEET_DIR in the block's own folder (shown as
+# /tmp/kf-fleet), and, where the system allows it (unshare), a network namespace of its own with
 # only a loopback interface: no command reaches the internet and no port is taken by anything
 # else (CHECK_DOCS_NETNS=0 turns the namespaces off), and moto's server (scripts/moto-venv.sh) last on
 # PATH for the S3 transcript. Background jobs a block starts are killed
 # when it ends; a block has 20 s to finish.
+#
+# A block fenced as ```console root runs as root (not in a user namespace), for commands that only
+# root can run, such as a fleet of replicas in network namespaces behind nginx (scripts/fleet.sh):
+# in network, mount and PID namespaces of its own, with a private /run/netns, so its bridges,
+# namespaces, ports and processes are its own and end with it (every process it started, in the
+# background or not, is killed when the block ends or times out). It needs check-docs to run as
+# root, with unshare, ip, nginx, curl and python3; where one is missing the block fails, saying
+# what is missing, unless CHECK_DOCS_ROOT=0 skips such blocks (each skip is reported).
 #
 # Output is compared by shape: each shown line is a pattern in which a run of digits matches any
 # number (digits, perhaps with a decimal part) matches any number, a word of 20 or more letters,
@@ -43,21 +53,21 @@ files = ["README.md"] + sorted(glob.glob("docs/*.md"))
 
 
 def blocks(path):
-    """Yields (line, language, lines) for each fenced block of a markdown file."""
+    """Yields (line, language, attributes, lines) for each fenced block of a markdown file."""
     lines = open(path, encoding="utf-8").read().split("\n")
     i = 0
     while i < len(lines):
         stripped = lines[i].strip()
         if stripped.startswith("```"):
             indent = len(lines[i]) - len(lines[i].lstrip(" "))
-            language = (stripped[3:].split() or [""])[0]
+            language, *attributes = stripped[3:].split() or [""]
             start, body = i + 1, []
             i += 1
             while i < len(lines) and lines[i].strip() != "```":
                 line = lines[i]
                 body.append(line[min(indent, len(line) - len(line.lstrip(" "))):])
                 i += 1
-            yield start, language, body
+            yield start, language, attributes, body
         i += 1
 
 
@@ -134,14 +144,55 @@ def isolation():
     return ["bash"]
 
 
-def run(path, line, block_steps, prefix):
+ROOT_SETUP = "ip link set lo up && mkdir -p /run/netns && mount -t tmpfs -o mode=755 tmpfs /run/netns"
+
+
+def root_isolation():
+    """The command prefix of a ```console root block, or None and why such blocks cannot run here."""
+    if os.environ.get("CHECK_DOCS_ROOT") == "0":
+        return None, "CHECK_DOCS_ROOT=0"
+    if os.geteuid() != 0:
+        return None, "check-docs does not run as root"
+    try:
+        # Root of a user namespace (a rootless container) cannot give nginx's workers their user.
+        mapped = [line.split() for line in open("/proc/self/uid_map")]
+        if not any(row[:2] == ["0", "0"] and int(row[2]) > 65534 for row in mapped):
+            return None, "check-docs runs as root of a user namespace, not of the machine"
+    except (OSError, ValueError, IndexError):
+        pass
+    missing = [tool for tool in ("unshare", "ip", "curl", "python3") if not shutil.which(tool)]
+    if not (shutil.which("nginx") or os.access("/usr/sbin/nginx", os.X_OK)):
+        missing.append("nginx (bash scripts/install-deps.sh nginx)")
+    if missing:
+        return None, "not installed: " + ", ".join(missing)
+    # Network, mount and PID namespaces: the block's fleet, its bridge and its named namespaces
+    # (in a /run/netns of its own) are invisible to the machine, and when bash, process 1 of the
+    # PID namespace, ends (or unshare is killed on a timeout), the kernel kills everything left.
+    unshare = ["unshare", "--net", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc", "sh", "-c"]
+    probe = f"{ROOT_SETUP} && ip netns add check-docs-probe && ip link add check-docs0 type bridge"
+    try:
+        done = subprocess.run(unshare + [probe], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return None, f"namespaces refused ({error})"
+    if done.returncode != 0:
+        return None, "namespaces refused: " + (done.stderr.strip().splitlines() or ["exit %d" % done.returncode])[0]
+    return unshare + [f'{ROOT_SETUP} && exec bash "$0"'], None
+
+
+def run(path, line, block_steps, prefix, as_root=False):
     """Runs one transcript; returns the failure messages."""
     sandbox = tempfile.mkdtemp(prefix="check-docs-")
     try:
         home = os.path.join(sandbox, "home", "me")
         work = os.path.join(home, "kingfisher-linux")
         os.makedirs(work)
-        shutil.copytree("Samples", os.path.join(work, "Samples"))
+        os.makedirs(os.path.join(sandbox, "tmp"))
+        if as_root:
+            # nginx's workers run as an unprivileged user: they must reach the fleet's folder.
+            for folder in (sandbox, os.path.join(sandbox, "tmp")):
+                os.chmod(folder, 0o755)
+        for folder in ("Samples", "scripts", "deploy"):
+            shutil.copytree(folder, os.path.join(work, folder))
         script = ["exec 2>&1 </dev/null", f"cd {work!r}"]
         for n, step in enumerate(block_steps):
             script += [f"printf '\\036step {n}\\n'", step["command"], f"printf '\\036status %d\\n' $?"]
@@ -150,7 +201,8 @@ def run(path, line, block_steps, prefix):
             handle.write("\n".join(script) + "\n")
         env = {k: v for k, v in os.environ.items()
                if not re.match(r"(XDG_|KF_SERVE_|THUMBOR_|IMGPROXY_|KF_FLEET_)", k)}
-        env.update(HOME=home, PATH=bin_dir + os.pathsep + env.get("PATH", "") + os.pathsep + moto_bin, LC_ALL="C.UTF-8", TERM="dumb")
+        env.update(HOME=home, PATH=bin_dir + os.pathsep + env.get("PATH", "") + os.pathsep + moto_bin, LC_ALL="C.UTF-8", TERM="dumb",
+                   KF_BIN=os.path.join(bin_dir, "kf"), KF_FLEET_DIR=os.path.join(sandbox, "tmp", "kf-fleet"))
         began = time.monotonic()
         try:
             out = subprocess.run(prefix + [os.path.join(sandbox, "transcript.sh")], env=env, cwd=work,
@@ -208,21 +260,36 @@ def check_manifest(path, line, body):
 
 
 prefix = isolation()
-failures, transcripts, commands, manifests = [], 0, 0, 0
+root_prefix, root_refusal = None, None
+failures, skipped, transcripts, commands, manifests = [], [], 0, 0, 0
 for path in files:
-    for line, language, body in blocks(path):
+    for line, language, attributes, body in blocks(path):
         if language == "console":
             block_steps = steps(path, line, body)
+            if "root" in attributes:
+                if root_prefix is None and root_refusal is None:
+                    root_prefix, root_refusal = root_isolation()
+                if root_refusal == "CHECK_DOCS_ROOT=0":
+                    skipped.append(f"{path}:{line}")
+                    continue
+                if root_refusal:
+                    failures.append(f"{path}:{line}: this transcript runs as root in namespaces of its own, which "
+                                    f"cannot be done here: {root_refusal}; run check-docs as root (as CI does), or "
+                                    "set CHECK_DOCS_ROOT=0 to skip such transcripts")
+                    continue
             transcripts += 1
             commands += len(block_steps)
-            failures += run(path, line, block_steps, prefix)
+            failures += run(path, line, block_steps, root_prefix if "root" in attributes else prefix, "root" in attributes)
         elif language == "swift" and body and body[0].startswith("// swift-tools-version:"):
             manifests += 1
             failures += check_manifest(path, line, body)
+for place in skipped:
+    print(f"check-docs: SKIPPED {place}: a transcript run as root (CHECK_DOCS_ROOT=0)", file=sys.stderr)
 for failure in failures:
     print("check-docs: " + failure, file=sys.stderr)
 verdict = "FAILED" if failures else "passed"
-print(f"check-docs: {transcripts} transcripts ({commands} commands), {manifests} manifests in {len(files)} files "
+also = f", {len(skipped)} SKIPPED (CHECK_DOCS_ROOT=0)" if skipped else ""
+print(f"check-docs: {transcripts} transcripts ({commands} commands){also}, {manifests} manifests in {len(files)} files "
       f"in {time.monotonic() - started:.1f} s: {verdict}")
 sys.exit(1 if failures else 0)
 PY
