@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
-bash scripts/install-deps.sh libgtk-4-dev xvfb xauth nginx tinyproxy
+# nginx and iproute2 also for the fleet transcript of docs/ImageServer.md, which check-docs runs as root.
+bash scripts/install-deps.sh libgtk-4-dev xvfb xauth nginx tinyproxy iproute2
 # moto from PyPI: the local S3 that the S3 source tests and the S3 transcript of
 # docs/ImageServer.md run against (installed once, into ~/.cache/kf-moto).
 bash scripts/moto-venv.sh
