@@ -36,7 +36,7 @@ struct ServeS3Options: ParsableArguments {
     var thumborS3Bucket: String?
 
     @Option(help: ArgumentHelp(
-        "The prefix of every key --thumbor-s3-bucket reads (default: none, or thumbor-aws's /st with its loader in --thumbor-conf; "
+        "The prefix of every key --thumbor-s3-bucket reads (default: none, but thumbor-aws's /st when --thumbor-conf names its loader; "
             + "$KF_SERVE_THUMBOR_S3_ROOT_PATH, else AWS_LOADER_ROOT_PATH of --thumbor-conf).",
         valueName: "PREFIX"))
     var thumborS3RootPath: String?
