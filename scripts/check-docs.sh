@@ -7,7 +7,8 @@
 #
 # A ```console block is a transcript: lines starting with "$ " are commands (a line ending in "\"
 # continues on the next), the lines up to the next command are what it prints (standard output
-# and standard error together). Each block runs in one bash session of its own: a fresh home
+# and standard error together). Each block runs in one bash session of its own (without the caller's
+# KF_SERVE_*, IMGPROXY_*, THUMBOR_*, AWS_* and XDG_* variables): a fresh home
 # folder (HOME=/home/me as the output shows it; the kf cache lives there), a working folder
 # /home/me/kingfisher-linux holding a copy of Samples/, scripts/ and deploy/ (a checkout's root
 # as far as the transcripts go), the debug `kf` that `swift build` made first on PATH and in
@@ -200,7 +201,7 @@ def run(path, line, block_steps, prefix, as_root=False):
         with open(os.path.join(sandbox, "transcript.sh"), "w") as handle:
             handle.write("\n".join(script) + "\n")
         env = {k: v for k, v in os.environ.items()
-               if not re.match(r"(XDG_|KF_SERVE_|THUMBOR_|IMGPROXY_|KF_FLEET_)", k)}
+               if not re.match(r"(XDG_|KF_SERVE_|THUMBOR_|IMGPROXY_|KF_FLEET_|AWS_)", k)}
         env.update(HOME=home, PATH=bin_dir + os.pathsep + env.get("PATH", "") + os.pathsep + moto_bin, LC_ALL="C.UTF-8", TERM="dumb",
                    KF_BIN=os.path.join(bin_dir, "kf"), KF_FLEET_DIR=os.path.join(sandbox, "tmp", "kf-fleet"))
         began = time.monotonic()

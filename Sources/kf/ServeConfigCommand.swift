@@ -8,7 +8,8 @@ struct ServeConfigCommand: ParsableCommand {
         abstract: "Print the configuration 'kf serve run' would use with these options, and where each value came from.",
         discussion: """
         Takes the options of 'kf serve run' and prints one line per setting: its name, its \
-        effective value and its origin: 'flag --NAME', 'variable NAME' (KF_SERVE_* or imgproxy's), \
+        effective value and its origin: 'flag --NAME', 'variable NAME' (KF_SERVE_*, imgproxy's, or \
+        AWS_REGION and AWS_DEFAULT_REGION for s3-region), \
         'file PATH: NAME' (--thumbor-conf) or 'default'. Keys and salts are shown only as set. \
         The settings it cannot honour are named on standard error, as 'run' names them.
 

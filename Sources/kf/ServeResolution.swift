@@ -91,6 +91,9 @@ struct ServeResolution {
         }
         let localRoot = try localRootPath.map { try Self.root($0, setting: "--local-root") }
 
+        let thumborS3Loader = try ServeS3Resolution.thumborLoader(
+            options.s3, resolver: &resolver, thumbor: thumbor, thumborConf: thumborConf, mountsThumbor: thumborMount != nil)
+
         // The grammars.
         var mounts: [GrammarMount] = []
         if let thumborMount {
@@ -120,7 +123,7 @@ struct ServeResolution {
             let strictFilters = try resolver.bool("strict-filters", flag: grammars.strictFilters ? true : nil, default: false)
             mounts.append(GrammarMount(prefix: thumborMount, grammar: ThumborGrammar(
                 securityKey: thumborKey.map { Data($0.utf8) }, allowsUnsafe: allowsUnsafe, settings: settings, localRoot: fileRoot,
-                autoWebP: autoWebP, autoAVIF: autoAVIF, strictFilters: strictFilters, s3Loader: options.s3.thumborLoader)))
+                autoWebP: autoWebP, autoAVIF: autoAVIF, strictFilters: strictFilters, s3Loader: thumborS3Loader)))
         } else if grammars.thumborKey != nil {
             notices.append("--thumbor-key is read only with --thumbor PREFIX; not read")
         }
@@ -156,10 +159,8 @@ struct ServeResolution {
         guard key != nil || insecure || mounts.contains(where: { $0.prefix == "/" }) else {
             throw CLIError.usage("a signing key is needed: --key KEY or KF_SERVE_KEY (or --insecure-unsigned)")
         }
-        if options.s3.thumborS3Bucket != nil, thumborMount == nil {
-            throw CLIError.usage("--thumbor-s3-bucket needs --thumbor PREFIX")
-        }
-        let s3Configuration = try options.s3.configuration(mounts: mounts, environment: environment)
+        let s3Configuration = try ServeS3Resolution.configuration(
+            options.s3, resolver: &resolver, mounts: mounts, thumborLoader: thumborS3Loader, environment: environment, notices: &notices)
         guard !allowedSources.isEmpty || localRoot != nil || s3Configuration != nil
                 || mounts.contains(where: { $0.grammar.localRoot != nil }) else {
             throw CLIError.usage("no source is allowed: give --allow-host HOST (a host name or URL prefix)")

@@ -48,11 +48,28 @@ struct Resolver {
         report.append(ReportLine(setting: name, value: value, origin: SettingOrigin.default.description))
     }
 
-    /// Text; `shownDefault` is what `kf serve config` shows when nothing gives it.
-    mutating func string(_ name: String, flag: String?, shownDefault: String = "-") throws -> String? {
+    /// Text; `shownDefault` is what `kf serve config` shows when nothing gives it (nothing is shown
+    /// then unless `reportsDefault`: the caller reports with ``reportFallback(_:_:origin:)``).
+    mutating func string(_ name: String, flag: String?, shownDefault: String = "-", reportsDefault: Bool = true) throws -> String? {
         let value = try resolve(name, flag: flag, expected: "text", parse: { $0 })
-        if value == nil { reportDefault(name, shownDefault) }
+        if value == nil, reportsDefault { reportDefault(name, shownDefault) }
         return value
+    }
+
+    /// Reports `value` for `name`, which nothing of kf's gave, as read from `origin` (a variable
+    /// of another tool's, such as `AWS_REGION`, or the default).
+    mutating func reportFallback(_ name: String, _ value: String, origin: String) {
+        origins[name] = .default
+        report.append(ReportLine(setting: name, value: value, origin: origin))
+    }
+
+    /// How `name` was given `value`, for a refusal: `--NAME VALUE`, `VARIABLE=VALUE` or `PATH: NAME = VALUE`.
+    func given(_ name: String, _ value: String) -> String {
+        switch origins[name] {
+        case .variable(let variable)?, .imgproxy(let variable)?: return "\(variable)=\(value)"
+        case .file(let setting, let path)?: return "\(path): \(setting) = \(value)"
+        case .flag?, .default?, nil: return "--\(name) \(value)"
+        }
     }
 
     /// The report in the order of ``ServeSetting/all``, the grammars' own settings after.

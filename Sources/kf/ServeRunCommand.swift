@@ -17,7 +17,8 @@ struct ServeRunCommand: ParsableCommand {
         from loopback, private, link-local or metadata addresses unless --allow-address or \
         --allow-private-addresses allows them. --thumbor PREFIX and --imgproxy PREFIX answer \
         those servers' URLs too; --local-root DIR serves 'file:PATH' sources from DIR; with --s3-region, \
-        --s3-endpoint, --thumbor-s3-bucket or IMGPROXY_USE_S3=true sources are also read from S3, signed \
+        --s3-endpoint, --thumbor-s3-bucket (or their variables), thumbor-aws's loader in --thumbor-conf or \
+        IMGPROXY_USE_S3=true sources are also read from S3, signed \
         with the AWS credentials of the environment or ~/.aws/credentials. GET /health \
         answers 'ok', GET /metrics the Prometheus metrics (on --metrics-port instead, when given); another path is 404 and another method 405, with the reason in the \
         body as for every refusal. Each request is one log line, naming the instance and the \

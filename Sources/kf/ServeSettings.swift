@@ -51,6 +51,14 @@ struct ServeSetting: Sendable {
         ServeSetting("imgproxy"),
         ServeSetting("imgproxy-key", imgproxy: ["IMGPROXY_KEY"]),
         ServeSetting("imgproxy-salt", imgproxy: ["IMGPROXY_SALT"]),
+        // imgproxy's S3 variables are its grammar's (``ImgproxyImport/grammarVariables``): they
+        // apply only with --imgproxy and IMGPROXY_USE_S3 (``ServeS3Resolution``).
+        ServeSetting("s3-region", imgproxy: ["IMGPROXY_S3_REGION"], thumbor: ["AWS_LOADER_REGION_NAME"]),
+        ServeSetting("s3-endpoint", imgproxy: ["IMGPROXY_S3_ENDPOINT"], thumbor: ["AWS_LOADER_S3_ENDPOINT_URL"]),
+        ServeSetting("s3-virtual-hosts", imgproxy: ["IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE"]),
+        ServeSetting("s3-allow-bucket", variable: "KF_SERVE_S3_ALLOW_BUCKETS", imgproxy: ["IMGPROXY_S3_ALLOWED_BUCKETS"]),
+        ServeSetting("thumbor-s3-bucket", thumbor: ["AWS_LOADER_BUCKET_NAME"]),
+        ServeSetting("thumbor-s3-root-path", thumbor: ["AWS_LOADER_ROOT_PATH"]),
         ServeSetting("max-redirects", thumbor: ["HTTP_LOADER_MAX_REDIRECTS", "HTTP_LOADER_FOLLOW_REDIRECTS"]),
         ServeSetting("keep-originals"),
         ServeSetting("quality"),

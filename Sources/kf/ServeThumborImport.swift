@@ -16,12 +16,23 @@ struct ThumborImport {
     var allowsUnsafe: Bool?
     /// `FILE_LOADER_ROOT_PATH`, when the file loader is on.
     var fileLoaderRoot: String?
+    /// Whether the file sets `LOADER = 'thumbor_aws.loader'` (read with `--thumbor` only).
+    var readsAWSLoader = false
+
+    /// thumbor-aws's loader, the one S3 loader read from the file.
+    static let awsLoader = "thumbor_aws.loader"
+    /// thumbor-aws's loader settings, each read into a `kf serve` setting.
+    static let awsLoaderSettings: [String: String] = [
+        "AWS_LOADER_BUCKET_NAME": "thumbor-s3-bucket", "AWS_LOADER_ROOT_PATH": "thumbor-s3-root-path",
+        "AWS_LOADER_REGION_NAME": "s3-region", "AWS_LOADER_S3_ENDPOINT_URL": "s3-endpoint",
+    ]
 
     /// The settings that map onto `kf serve`'s own (see ``ServeSetting/thumbor``) or its thumbor grammar's.
     static let read: Set<String> = [
         "SECURITY_KEY", "ALLOWED_SOURCES", "QUALITY", "MAX_AGE", "AUTO_WEBP", "MAX_WIDTH", "MAX_HEIGHT", "RESPECT_ORIENTATION",
         "PROGRESSIVE_JPEG", "FILE_LOADER_ROOT_PATH", "LOADER", "ALLOW_UNSAFE_URL", "MAX_PIXELS", "HTTP_LOADER_MAX_REDIRECTS",
-        "HTTP_LOADER_FOLLOW_REDIRECTS", "ENABLE_ETAGS",
+        "HTTP_LOADER_FOLLOW_REDIRECTS", "ENABLE_ETAGS", "AWS_LOADER_BUCKET_NAME", "AWS_LOADER_ROOT_PATH", "AWS_LOADER_REGION_NAME",
+        "AWS_LOADER_S3_ENDPOINT_URL", "THUMBOR_AWS_RUN_IN_COMPATIBILITY_MODE",
     ]
 
     /// thumbor's other settings, grouped by the reason `kf serve` does not honour them.
@@ -31,6 +42,20 @@ struct ThumborImport {
             "RESULT_STORAGE_EXPIRATION_SECONDS", "RESULT_STORAGE_STORES_UNSAFE", "STORAGE_EXPIRATION_SECONDS",
             "STORES_CRYPTO_KEY_FOR_EACH_IMAGE", "MIXED_STORAGE_FILE_STORAGE", "MIXED_STORAGE_CRYPTO_STORAGE",
             "MIXED_STORAGE_DETECTOR_STORAGE", "MAX_ID_LENGTH", "COMPATIBILITY_LEGACY_STORAGE", "COMPATIBILITY_LEGACY_RESULT_STORAGE",
+            // thumbor-aws's storage and result storage.
+            "AWS_STORAGE_REGION_NAME", "AWS_STORAGE_BUCKET_NAME", "AWS_STORAGE_S3_ACCESS_KEY_ID", "AWS_STORAGE_S3_SECRET_ACCESS_KEY",
+            "AWS_STORAGE_S3_ENDPOINT_URL", "AWS_STORAGE_ROOT_PATH", "AWS_STORAGE_S3_ACL", "AWS_RESULT_STORAGE_REGION_NAME",
+            "AWS_RESULT_STORAGE_BUCKET_NAME", "AWS_RESULT_STORAGE_S3_ACCESS_KEY_ID", "AWS_RESULT_STORAGE_S3_SECRET_ACCESS_KEY",
+            "AWS_RESULT_STORAGE_S3_ENDPOINT_URL", "AWS_RESULT_STORAGE_ROOT_PATH", "AWS_RESULT_STORAGE_S3_ACL", "AWS_DEFAULT_LOCATION",
+            "TC_AWS_STORAGE_BUCKET", "TC_AWS_STORAGE_ROOT_PATH", "TC_AWS_STORAGE_SSE", "TC_AWS_STORAGE_RRS",
+            "TC_AWS_RESULT_STORAGE_BUCKET", "TC_AWS_RESULT_STORAGE_ROOT_PATH", "TC_AWS_STORE_METADATA",
+        ]),
+        ("S3 requests are signed with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the AWS_PROFILE of ~/.aws/credentials", [
+            "AWS_LOADER_S3_ACCESS_KEY_ID", "AWS_LOADER_S3_SECRET_ACCESS_KEY",
+        ]),
+        ("of the S3 loaders' settings only thumbor-aws's AWS_LOADER_BUCKET_NAME, _ROOT_PATH, _REGION_NAME and _S3_ENDPOINT_URL are read", [
+            "TC_AWS_REGION", "TC_AWS_ENDPOINT", "TC_AWS_LOADER_BUCKET", "TC_AWS_LOADER_ROOT_PATH", "TC_AWS_MAX_RETRY",
+            "TC_AWS_ENABLE_HTTP_LOADER", "TC_AWS_ALLOWED_BUCKETS", "TC_AWS_RANDOMIZE_KEYS", "TC_AWS_ROOT_IMAGE_NAME", "AWS_NORMALIZER",
         ]),
         ("kf serve has its own encoders and engine", [
             "ENGINE", "GIF_ENGINE", "USE_GIFSICLE_ENGINE", "PILLOW_JPEG_SUBSAMPLING", "PILLOW_JPEG_QTABLES",
@@ -95,8 +120,8 @@ struct ThumborImport {
             notices.append("\(path):\(line): '\(text)' is not run (only literal settings are read)")
         }
         let reasons = Dictionary(Self.unsupported.flatMap { group in group.names.map { ($0, group.reason) } }, uniquingKeysWith: { $1 })
-        let grammarOnly: Set<String> = ["SECURITY_KEY", "QUALITY", "AUTO_WEBP", "MAX_WIDTH", "MAX_HEIGHT", "LOADER",
-                                        "FILE_LOADER_ROOT_PATH", "ALLOW_UNSAFE_URL"]
+        let grammarOnly = Set(["SECURITY_KEY", "QUALITY", "AUTO_WEBP", "MAX_WIDTH", "MAX_HEIGHT", "LOADER", "FILE_LOADER_ROOT_PATH",
+                               "ALLOW_UNSAFE_URL", "THUMBOR_AWS_RUN_IN_COMPATIBILITY_MODE"]).union(Self.awsLoaderSettings.keys)
         let settings = file.settings
         for entry in settings.values.sorted(by: { $0.line < $1.line }) {
             let name = entry.name
@@ -111,6 +136,12 @@ struct ThumborImport {
             } else {
                 notices.append("\(path):\(entry.line): \(name) is not a thumbor setting kf serve knows; not read")
             }
+        }
+        // thumbor-aws reads keys below /st when the file names no root path; so does kf serve.
+        if readsAWSLoader, values["thumbor-s3-root-path"] == nil {
+            values["thumbor-s3-root-path"] = ImportedValue(
+                value: ThumborS3Loader.pluginDefaultRootPath,
+                origin: .file(name: "LOADER (AWS_LOADER_ROOT_PATH unset: thumbor-aws's default)", path: path))
         }
     }
 
@@ -184,15 +215,49 @@ struct ThumborImport {
             if try !bool() { values["max-redirects"] = ImportedValue(value: 0, origin: origin) }
         case "LOADER":
             let text = try string()
+            if text == Self.awsLoader {
+                readsAWSLoader = true
+                note(text)
+                break
+            }
             guard let loader = ThumborSettings.Loader(rawValue: text) else {
-                if text.hasPrefix("thumbor_aws") || text.hasPrefix("tc_aws") {
-                    throw bad("thumbor-aws's loader is not read from the file: give --thumbor-s3-bucket BUCKET (its "
-                              + "AWS_LOADER_BUCKET_NAME), with --thumbor-s3-root-path, --s3-region and --s3-endpoint for its other settings")
+                if text.hasPrefix("tc_aws") {
+                    throw bad("tc_aws's loader is not read (its keys lose their leading '/' and their '//'s, unlike thumbor-aws's): "
+                              + "give LOADER = 'thumbor_aws.loader' with AWS_LOADER_BUCKET_NAME, or --thumbor-s3-bucket and --thumbor-s3-root-path")
                 }
-                throw bad("kf serve reads thumbor.loaders.http_loader, file_loader and file_loader_http_fallback")
+                throw bad("kf serve reads thumbor.loaders.http_loader, file_loader, file_loader_http_fallback and thumbor_aws.loader")
             }
             settings.loader = loader
             note(text)
+        case "THUMBOR_AWS_RUN_IN_COMPATIBILITY_MODE":
+            if try bool() {
+                throw bad("thumbor-aws's compatibility mode (the loader's settings from TC_AWS_*) is not read: "
+                          + "give them as AWS_LOADER_BUCKET_NAME, AWS_LOADER_ROOT_PATH, AWS_LOADER_REGION_NAME and AWS_LOADER_S3_ENDPOINT_URL")
+            }
+        case "AWS_LOADER_BUCKET_NAME", "AWS_LOADER_ROOT_PATH", "AWS_LOADER_REGION_NAME", "AWS_LOADER_S3_ENDPOINT_URL":
+            // thumbor-aws's default for the endpoint is None: AWS.
+            if case .none = entry.value, name == "AWS_LOADER_S3_ENDPOINT_URL" { break }
+            let text = try string()
+            guard case .string(Self.awsLoader)? = loader?.value else {
+                notices.append("\(path):\(entry.line): \(name) is read only with LOADER = '\(Self.awsLoader)'; not read")
+                break
+            }
+            switch name {
+            case "AWS_LOADER_BUCKET_NAME":
+                guard !text.isEmpty else { throw bad("an empty bucket name (the bucket as the path's first segment) is not supported") }
+                guard S3Location(bucket: text, key: "key") != nil else { throw bad("not an S3 bucket name") }
+            case "AWS_LOADER_REGION_NAME":
+                guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw bad("an empty region") }
+            case "AWS_LOADER_S3_ENDPOINT_URL":
+                do {
+                    _ = try S3SourceConfiguration.endpointURL(text)
+                } catch {
+                    throw bad("not an http(s) URL with a host")
+                }
+            default:
+                break
+            }
+            if let setting = Self.awsLoaderSettings[name] { values[setting] = ImportedValue(value: text, origin: origin) }
         case "FILE_LOADER_ROOT_PATH":
             let text = try string()
             let activeLoader = loader.flatMap { entry -> ThumborSettings.Loader? in

@@ -32,19 +32,19 @@ struct FleetServe: Sendable {
     }
 
     /// Starts `kf serve` on a free port with `arguments` after the common ones (signed with ``key``,
-    /// allowing 127.0.0.1, `cacheFolder` or a fresh one), and waits until it listens.
+    /// allowing 127.0.0.1, `cacheFolder` or a fresh one), `variables` added to the environment, and waits until it listens.
     /// The sources every test server may fetch: the loopback origin.
     static let loopbackAllowances = ["--allow-host", "127.0.0.1", "--allow-address", "127.0.0.1"]
 
     static func start(
-        _ arguments: [String], cacheFolder: URL? = nil, allowances: [String] = loopbackAllowances
+        _ arguments: [String], cacheFolder: URL? = nil, allowances: [String] = loopbackAllowances, variables: [String: String] = [:]
     ) async throws -> FleetServe {
         let folder = cacheFolder ?? FileManager.default.temporaryDirectory.appendingPathComponent("kf-fleet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let process = try ChildProcess(try ShutdownTests.kfURL().path, [
             "serve", "--port", "0", "--key", key] + allowances + [
             "--cache-dir", folder.path, "--upstream-timeout", "60", "--processing-timeout", "60",
-        ] + arguments, environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KF_SERVE_") },
+        ] + arguments, environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("KF_SERVE_") }.merging(variables) { $1 },
         standardOutput: .pipe, standardError: .standardOutput)
         let output = FleetLog()
         process.readStandardOutput { output.append($0) }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import KingfisherTestServer
 @testable import Kingfisher
 import Testing
 @testable import KingfisherServer
@@ -86,6 +87,42 @@ struct S3SourceTests {
                 #expect(refused.status == .badGateway)
                 #expect(refused.text.contains("AWS_SESSION_TOKEN"), "\(refused.text)")
             }
+        }
+    }
+
+    @Test("kf serve reads thumbor's images from S3 with the thumbor-aws loader configured only by thumbor.conf")
+    func thumborConfLoader() async throws {
+        try await MotoServer.with { moto in
+            try await moto.createBucket("photos")
+            try await moto.put(ServeKit.jpeg, bucket: "photos", key: "public/cat one.jpg")
+            let reader = try await moto.user("reader", reading: "photos/public/*")
+            try await moto.requireSignatures()
+            let conf = try ServeConfigTests.temporaryFile("""
+                LOADER = 'thumbor_aws.loader'
+                AWS_LOADER_BUCKET_NAME = 'photos'
+                AWS_LOADER_ROOT_PATH = 'public/'
+                AWS_LOADER_REGION_NAME = 'eu-west-1'
+                AWS_LOADER_S3_ENDPOINT_URL = '\(moto.endpoint.absoluteString)'
+                """)
+            defer { try? FileManager.default.removeItem(at: conf.deletingLastPathComponent()) }
+            // The credentials are the environment's, as thumbor.conf's are not read.
+            let serve = try await FleetServe.start(
+                ["--thumbor", "/thumbor", "--insecure-unsigned", "--thumbor-conf", conf.path], allowances: [],
+                variables: ["AWS_ACCESS_KEY_ID": reader.accessKeyID, "AWS_SECRET_ACCESS_KEY": reader.secretAccessKey])
+            do {
+                try await withWatchdog(.seconds(60)) {
+                    let read = try await serve.get("/thumbor/unsafe/16x12/cat%20one.jpg")
+                    #expect(read.status == 200, "\(read.text)")
+                    #expect(read.header("Content-Type") == "image/jpeg")
+                    let missing = try await serve.get("/thumbor/unsafe/16x12/nothing.jpg")
+                    #expect(missing.status == 404)
+                    #expect(missing.text.contains("s3://photos/public/nothing.jpg"), "\(missing.text)")
+                }
+            } catch {
+                await serve.finish()
+                throw error
+            }
+            await serve.finish()
         }
     }
 

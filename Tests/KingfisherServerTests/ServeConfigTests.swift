@@ -128,16 +128,6 @@ struct ServeConfigTests {
         #expect(lines.contains { $0.contains("IMGPROXY_WATERMARK_CACHE_SIZE is not supported: of the watermark settings only") })
     }
 
-    @Test("thumbor-aws's loader in thumbor.conf is refused, naming the flags that take its settings")
-    func thumborAWSLoaderInConf() async throws {
-        let conf = try Self.temporaryFile("LOADER = 'thumbor_aws.loader'\nAWS_LOADER_BUCKET_NAME = 'photos'\n")
-        let run = try await Self.kf(["serve", "config", "--key", "k", "--thumbor", "/t", "--thumbor-conf", conf.path, "--insecure-unsigned",
-                                     "--allow-host", "a.example"])
-        #expect(run.status == 2)
-        #expect(run.error.contains("LOADER"), "\(run.error)")
-        #expect(run.error.contains("--thumbor-s3-bucket"), "\(run.error)")
-    }
-
     @Test("thumbor.conf: literal settings are read below the variables, the rest are named, malformed ones refused")
     func thumborConf() async throws {
         let conf = try Self.temporaryFile("""
@@ -215,7 +205,8 @@ enum ServeSettingNames {
         "KF_SERVE_DEMO_SAMPLES", "KF_SERVE_AVIF_SPEED", "KF_SERVE_THUMBOR", "KF_SERVE_THUMBOR_KEY", "KF_SERVE_THUMBOR_CONF",
         "KF_SERVE_IMGPROXY", "KF_SERVE_IMGPROXY_KEY", "KF_SERVE_IMGPROXY_SALT", "KF_SERVE_MAX_REDIRECTS", "KF_SERVE_KEEP_ORIGINALS",
         "KF_SERVE_QUALITY", "KF_SERVE_LOG_LEVEL", "KF_SERVE_DRAIN_SECONDS", "KF_SERVE_INSTANCE", "KF_SERVE_TRUSTED_PROXIES",
-        "KF_SERVE_METRICS_PORT",
+        "KF_SERVE_METRICS_PORT", "KF_SERVE_S3_REGION", "KF_SERVE_S3_ENDPOINT", "KF_SERVE_S3_VIRTUAL_HOSTS", "KF_SERVE_S3_ALLOW_BUCKETS",
+        "KF_SERVE_THUMBOR_S3_BUCKET", "KF_SERVE_THUMBOR_S3_ROOT_PATH",
     ]
 }
 
