@@ -7,7 +7,9 @@ import KingfisherSynchronization
 ///
 /// Processors report failure as `nil`; the reason is kept in ``failure`` so the answer can say
 /// exactly which limit was broken. The identifier is the wrapped processor's, so cache keys do not change.
-/// A source that passes is noted in `sourceFormat`, and once processed handed to `accepted` (which keeps the original).
+/// A source that passes is noted in `sourceFormat` and handed to `accepted` (which keeps the
+/// original) before it is processed, so that a job of the same source waiting for this one's decode
+/// finds it; one that then fails to process is handed to `rejected`.
 struct GuardedProcessor: ImageProcessor {
     let wrapped: any ImageProcessor
     let limits: ImageServerLimits
@@ -15,6 +17,8 @@ struct GuardedProcessor: ImageProcessor {
     var sourceFormat: SourceFormatBox?
     /// Called with the bytes of a source that passed the checks.
     var accepted: (@Sendable (Data) -> Void)?
+    /// Called when a source that passed the checks failed to process.
+    var rejected: (@Sendable () -> Void)?
     /// Why the last source was refused, if it was.
     let failure = FailureBox()
 
@@ -36,9 +40,11 @@ struct GuardedProcessor: ImageProcessor {
                 return nil
             }
         }
+        guard case .data(let data) = item else { return wrapped.process(item: item, options: options) }
+        accepted?(data)
         let processed = wrapped.process(item: item, options: options)
-        // Only a source that decoded is kept for other renditions.
-        if processed != nil, case .data(let data) = item { accepted?(data) }
+        // Only a source that processed stays kept for other renditions.
+        if processed == nil { rejected?() }
         return processed
     }
 

@@ -23,6 +23,8 @@ final class RenditionPipeline: Sendable {
     /// Where `s3://` sources are read, and as whom.
     let s3: S3SourceConfiguration?
     private let flights = SingleFlight<(Rendition, CacheTier)>()
+    /// Reduced decodes shared by jobs that render one source at once (64 MB of pixels at most).
+    let decodes = SharedDecodes(budget: 64 << 20)
 
     init(manager: KingfisherManager, limits: ImageServerLimits, memoryLimit: Int, metrics: ServerMetrics,
          encoding: ImageEncodingOptions = ImageEncodingOptions(compressionQuality: 0.85, avifSpeed: ImageServerConfiguration.defaultAVIFSpeed),
@@ -71,6 +73,10 @@ final class RenditionPipeline: Sendable {
             return (rendition, .disk)
         }
         let ((rendition, tier), joined) = try await flights.value(forKey: key) { [self] in
+            // Other jobs of this source go first through its fetch and decode, so that this one
+            // finds the original kept and, at the same decoded size, the image.
+            let ticket = await sharingTicket(source: source, version: version, processor: processor)
+            defer { ticket?.leave() }
             // An expired rendition is revalidated with the origin by the manager; a new one is
             // made from the kept original when there is one.
             let usesOriginal = keepsOriginals && !source.isFileURL && !disk.hasExpiredEntry(forKey: key)
@@ -87,6 +93,15 @@ final class RenditionPipeline: Sendable {
         return (rendition, joined ? .shared : tier)
     }
 
+    /// A place among the jobs of `source` sharing their reduced decodes, for a processor that
+    /// starts by resizing; `nil` for any other.
+    private func sharingTicket(source: URL, version: String?, processor: any ImageProcessor) async -> SharedDecodes.Ticket? {
+        guard let processor = processor as? RenditionProcessor, processor.startsWithGeometry else { return nil }
+        let ticket = await decodes.enter(source.absoluteString + (version.map { "#\($0)" } ?? ""))
+        processor.decodeShare.attach(ticket)
+        return ticket
+    }
+
     /// Fetches, processes and encodes one rendition through the manager (which stores it on disk
     /// with the origin's validators, and revalidates it there once it expires).
     private func render(
@@ -97,9 +112,10 @@ final class RenditionPipeline: Sendable {
         let disk = manager.cache.diskStorage
         let keep = keepsOriginals && original == nil && !source.isFileURL
         let originalKey = Self.originalKey(for: source)
-        let guarded = GuardedProcessor(wrapped: processor, limits: limits, sourceFormat: serializer.sourceFormat) { bytes in
-            if keep { try? disk.store(value: bytes, forKey: originalKey) }
-        }
+        let guarded = GuardedProcessor(
+            wrapped: processor, limits: limits, sourceFormat: serializer.sourceFormat,
+            accepted: { bytes in if keep { try? disk.store(value: bytes, forKey: originalKey) } },
+            rejected: { if keep { try? disk.remove(forKey: originalKey) } })
         var options: KingfisherOptionsInfo = [
             .processor(guarded),
             .cacheSerializer(serializer),

@@ -17,6 +17,8 @@ struct RenditionProcessor: ImageProcessor {
     let failure = FailureBox()
     /// The images of the watermark filters, fetched before processing.
     let watermarks: WatermarkImages
+    /// The decodes other jobs of the same source share, when the pipeline attached them.
+    let decodeShare = DecodeShareBox()
     /// The processors of the `.spec` operations, by operation index.
     private let specProcessors: [Int: any ImageProcessor]
 
@@ -51,6 +53,12 @@ struct RenditionProcessor: ImageProcessor {
         } else {
             identifier = parts.isEmpty ? "" : "kfserve.rendition(\(parts.joined(separator: "|")))"
         }
+    }
+
+    /// Whether the first operation is geometry, whose source is decoded reduced.
+    var startsWithGeometry: Bool {
+        if case .geometry? = operations.first { return true }
+        return false
     }
 
     func process(item: ImageProcessItem, options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
@@ -141,7 +149,8 @@ struct RenditionProcessor: ImageProcessor {
         return false
     }
 
-    /// Decodes `data` as small as `geometry`'s first resize allows and runs the geometry on it.
+    /// Decodes `data` as small as `geometry`'s first resize allows (or takes that decode from
+    /// another job of the same source) and runs the geometry on it.
     private func decodeReduced(_ data: Data, geometry: RenditionGeometry,
                                options: KingfisherParsedOptionsInfo) -> KFCrossPlatformImage? {
         var creating = options.imageCreatingOptions
@@ -157,7 +166,18 @@ struct RenditionProcessor: ImageProcessor {
             creating.minimumPixelSize = CGSize(width: (Double(upright.width) * factor).rounded(.up),
                                                height: (Double(upright.height) * factor).rounded(.up))
         }
-        guard let image = try? KFCrossPlatformImage(data: data, options: creating) else { return nil }
+        let image: KFCrossPlatformImage
+        let share = decodeShare.current
+        let decodedSize = share == nil ? nil : header.decodedPixelSize(minimum: creating.minimumPixelSize)
+        if let share, let decodedSize, let kept = share.image(width: decodedSize.width, height: decodedSize.height) {
+            image = kept
+        } else {
+            guard let decoded = try? KFCrossPlatformImage(data: data, options: creating) else { return nil }
+            if let share, let decodedSize { share.keep(decoded, width: decodedSize.width, height: decodedSize.height) }
+            image = decoded
+        }
+        // The next job of this source may fetch and decode now.
+        share?.decoded()
         if image.pixelWidth == upright.width && image.pixelHeight == upright.height {
             return GeometryExecutor.apply(steps, to: image)
         }
