@@ -43,6 +43,8 @@ enum Resampler {
         let outputRowLength = outputWidth * 4
         // One float row of input width (the vertical result), one of output width (the horizontal one).
         var scratch = [Float](repeating: 0, count: rowLength + outputRowLength)
+        // Each horizontal weight in all four lanes, so the inner loop loads it instead of broadcasting.
+        let horizontalTaps = horizontal.weights.map { SIMD4<Float>(repeating: $0) }
 
         // The input rows in use as floats, each converted once however many output rows read it,
         // unless the filter spans so many rows of this width that the ring would pass 16 MB.
@@ -53,28 +55,30 @@ enum Resampler {
             guard let sourceBase = source.baseAddress, let outputBase = output.baseAddress else { return }
             scratch.withUnsafeMutableBufferPointer { scratch in
                 vertical.withPointers { vStarts, vCounts, vWeights in
-                    horizontal.withPointers { hStarts, hCounts, hWeights in
-                        guard let mixed = scratch.baseAddress else { return }
-                        let filtered = mixed + rowLength
-                        for y in 0..<outputHeight {
-                            let first = vStarts[y]
-                            let count = vCounts[y]
-                            if let rows {
-                                for row in first..<(first + count) {
-                                    rows.load(row, from: sourceBase)
+                    horizontal.withPointers { hStarts, hCounts, _ in
+                        horizontalTaps.withUnsafeBufferPointer { hTaps in
+                            guard let mixed = scratch.baseAddress, let hWeights = hTaps.baseAddress else { return }
+                            let filtered = mixed + rowLength
+                            for y in 0..<outputHeight {
+                                let first = vStarts[y]
+                                let count = vCounts[y]
+                                if let rows {
+                                    for row in first..<(first + count) {
+                                        rows.load(row, from: sourceBase)
+                                    }
+                                    mixRows(rows, first: first, count: count, weights: vWeights + y * vertical.stride, into: mixed)
+                                } else {
+                                    mixByteRows(sourceBase + first * rowLength, rowLength: rowLength, count: count,
+                                                weights: vWeights + y * vertical.stride, into: mixed)
                                 }
-                                mixRows(rows, first: first, count: count, weights: vWeights + y * vertical.stride, into: mixed)
-                            } else {
-                                mixByteRows(sourceBase + first * rowLength, rowLength: rowLength, count: count,
-                                            weights: vWeights + y * vertical.stride, into: mixed)
-                            }
-                            let target = outputBase + y * outputRowLength
-                            if outputWidth == width {
-                                storeRow(mixed, count: outputRowLength, into: target)
-                            } else {
-                                filterRow(mixed, outputWidth: outputWidth, starts: hStarts, counts: hCounts,
-                                          weights: hWeights, stride: horizontal.stride, into: filtered)
-                                storeRow(filtered, count: outputRowLength, into: target)
+                                let target = outputBase + y * outputRowLength
+                                if outputWidth == width {
+                                    storeRow(mixed, count: outputRowLength, into: target)
+                                } else {
+                                    filterRow(mixed, outputWidth: outputWidth, starts: hStarts, counts: hCounts,
+                                              weights: hWeights, stride: horizontal.stride, into: filtered)
+                                    storeRow(filtered, count: outputRowLength, into: target)
+                                }
                             }
                         }
                     }
@@ -190,7 +194,7 @@ enum Resampler {
     /// The horizontal filter over one float row, written as bytes.
     @inline(__always)
     private static func filterRow(_ row: UnsafePointer<Float>, outputWidth: Int, starts: UnsafePointer<Int>,
-                                  counts: UnsafePointer<Int>, weights: UnsafePointer<Float>, stride: Int,
+                                  counts: UnsafePointer<Int>, weights: UnsafePointer<SIMD4<Float>>, stride: Int,
                                   into target: UnsafeMutablePointer<Float>) {
         let output = UnsafeMutableRawPointer(target)
         let raw = UnsafeRawPointer(row)
