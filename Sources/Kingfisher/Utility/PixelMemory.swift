@@ -20,6 +20,16 @@ enum PixelMemory {
         }
     }
 
+    /// `count` uninitialised bytes aligned to 16, for scratch work such as inflated rows; large
+    /// ones are given `MADV_HUGEPAGE` like bitmaps. The caller deallocates them.
+    static func scratch(count: Int) -> UnsafeMutableRawBufferPointer {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+        if count >= hugePageThreshold, let base = buffer.baseAddress {
+            adviseHugePages(base, count: count)
+        }
+        return buffer
+    }
+
     private static func adviseHugePages(_ base: UnsafeMutableRawPointer, count: Int) {
         let page = 4096
         let start = (Int(bitPattern: base) + page - 1) & ~(page - 1)

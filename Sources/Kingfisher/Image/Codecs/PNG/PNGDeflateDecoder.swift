@@ -33,7 +33,7 @@ enum PNGDeflateDecoder {
             let (outputCount, outputOverflow) = outputRow.multipliedReportingOverflow(by: layout.height)
             guard !rowOverflow, !rawOverflow, !outputRowOverflow, !outputOverflow else { return nil }
 
-            let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: rawCount, alignment: 16)
+            let raw = PixelMemory.scratch(count: rawCount)
             defer { raw.deallocate() }
             guard inflate(bytes, ranges: layout.imageData, into: raw) else { return nil }
             var complete = true
