@@ -94,7 +94,7 @@ struct ServeOptions: ParsableArguments {
     @Option(help: "Redirects followed from an origin, each hop checked against --allow-host and the address rules; 0: none (default: 5; $KF_SERVE_MAX_REDIRECTS).")
     var maxRedirects: Int?
 
-    @Flag(inversion: .prefixedNo, help: "Keep fetched originals on disk, so other sizes of an image do not fetch it again (default: on; $KF_SERVE_KEEP_ORIGINALS).")
+    @Flag(inversion: .prefixedNo, help: "Keep fetched originals on disk from a source's second rendition on, so later sizes do not fetch it again (default: on; $KF_SERVE_KEEP_ORIGINALS).")
     var keepOriginals: Bool?
 
     @Option(help: "The quality of lossy images when a request names none, 1...100 (default: 85; $KF_SERVE_QUALITY).")

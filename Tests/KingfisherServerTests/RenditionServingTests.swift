@@ -10,17 +10,21 @@ import Testing
 /// HEAD, Last-Modified, per-request quality and size caps, and mounts at prefixes.
 @Suite("kf serve renditions")
 struct RenditionServingTests {
-    @Test("twenty sizes of one photo fetch the origin once; without the originals cache, once each")
+    @Test("twenty sizes of one photo fetch the origin twice (its original is kept from the second size on); without the originals cache, once each")
     func originalsAreFetchedOnce() async throws {
         try await ServeKit.run { harness in
             harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))
+            let disk = harness.server.pipeline.manager.cache.diskStorage
+            let originalKey = RenditionPipeline.originalKey(for: harness.origin.url("/a.jpg"))
             for side in 10..<30 {
                 let response = try await harness.get(harness.path("/a.jpg", spec: "downsample(\(side)x\(side))", format: .png))
                 #expect(response.status == .ok)
                 let header = try ImageHeader(data: response.data)
                 #expect(max(header.pixelWidth, header.pixelHeight) == side)
+                // A source asked for at one size only leaves no original on the disk.
+                #expect(disk.isCached(forKey: originalKey) == (side > 10), "after size \(side)")
             }
-            #expect(harness.origin.requestCount(for: "/a.jpg") == 1)
+            #expect(harness.origin.requestCount(for: "/a.jpg") == 2)
         }
         try await ServeKit.run(configure: { $0.keepsOriginals = false }) { harness in
             harness.origin.route("/a.jpg", .ok(ServeKit.jpeg))

@@ -25,6 +25,8 @@ final class RenditionPipeline: Sendable {
     private let flights = SingleFlight<(Rendition, CacheTier)>()
     /// Reduced decodes shared by jobs that render one source at once (64 MB of pixels at most).
     let decodes = SharedDecodes(budget: 64 << 20)
+    /// The sources fetched lately: an original is kept from the second rendition of its source on.
+    private let fetched = RecentSources(capacity: 1 << 16)
 
     init(manager: KingfisherManager, limits: ImageServerLimits, memoryLimit: Int, metrics: ServerMetrics,
          encoding: ImageEncodingOptions = ImageEncodingOptions(compressionQuality: 0.85, avifSpeed: ImageServerConfiguration.defaultAVIFSpeed),
@@ -110,12 +112,24 @@ final class RenditionPipeline: Sendable {
     ) async throws -> (Rendition, CacheTier) {
         let limits = self.limits
         let disk = manager.cache.diskStorage
-        let keep = keepsOriginals && original == nil && !source.isFileURL
+        let mayKeep = keepsOriginals && original == nil && !source.isFileURL
         let originalKey = Self.originalKey(for: source)
+        // Kept when another rendition of the source was made lately or is being made now, so a
+        // source asked for at one size only never stores its original.
+        let sharing = (processor as? RenditionProcessor)?.decodeShare.current
+        let decodes = self.decodes
+        let fetched = self.fetched
+        let kept = Mutex(false)
         let guarded = GuardedProcessor(
             wrapped: processor, limits: limits, sourceFormat: serializer.sourceFormat,
-            accepted: { bytes in if keep { try? disk.store(value: bytes, forKey: originalKey) } },
-            rejected: { if keep { try? disk.remove(forKey: originalKey) } })
+            accepted: { bytes in
+                guard mayKeep else { return }
+                let seen = fetched.noteFetched(source.absoluteString)
+                guard seen || sharing.map({ decodes.jobCount(of: $0.source) > 1 }) == true else { return }
+                try? disk.store(value: bytes, forKey: originalKey)
+                kept.withLock { $0 = true }
+            },
+            rejected: { if kept.withLock({ $0 }) { try? disk.remove(forKey: originalKey) } })
         var options: KingfisherOptionsInfo = [
             .processor(guarded),
             .cacheSerializer(serializer),
@@ -166,7 +180,7 @@ final class RenditionPipeline: Sendable {
         metrics.recordUpstream(bytes: received.withLock { $0 })
         // An origin that allows no caching (max-age=0) leaves the rendition expired at once: its
         // original must not outlive it either.
-        if keep, !disk.isCached(forKey: key) { try? disk.remove(forKey: originalKey) }
+        if kept.withLock({ $0 }), !disk.isCached(forKey: key) { try? disk.remove(forKey: originalKey) }
         // The manager has written the rendition to disk (waitForCache), or the origin confirmed
         // it (304): answer those bytes rather than encoding the image a second time. An entry
         // already expired (the origin said max-age=0) is left alone for the next revalidation.
