@@ -21,6 +21,8 @@ final class SharedDecodes: Sendable {
         var turnTaken = false
         var waiting: [CheckedContinuation<Void, Never>] = []
         var images: [Size: KFCrossPlatformImage] = [:]
+        /// The pixel bytes of `images`.
+        var bytes = 0
     }
 
     private struct Size: Hashable {
@@ -86,6 +88,7 @@ final class SharedDecodes: Sendable {
             let size = Size(width: width, height: height)
             guard entry.images[size] == nil else { return }
             state.sources[source]?.images[size] = image
+            state.sources[source]?.bytes += cost
             state.bytes += cost
         }
     }
@@ -119,9 +122,7 @@ final class SharedDecodes: Sendable {
             guard var entry = state.sources[source] else { return }
             entry.jobs -= 1
             if entry.jobs <= 0 {
-                state.bytes -= entry.images.values.reduce(0) { total, image in
-                    total + image.frames.reduce(0) { $0 + $1.pixels.count }
-                }
+                state.bytes -= entry.bytes
                 state.sources[source] = nil
             } else {
                 state.sources[source] = entry

@@ -14,7 +14,7 @@ enum PNGChunkLayout {
     static func firstOverlongChunk(in bytes: UnsafeRawBufferPointer) -> (type: String, length: Int)? {
         var offset = 8
         while offset + 8 <= bytes.count {
-            let length = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            let length = PNGChunkFormat.u32(bytes, offset)
             let typeBytes = bytes[(offset + 4)..<(offset + 8)]
             let type = String(decoding: UnsafeRawBufferPointer(rebasing: typeBytes), as: UTF8.self)
             let dataEnd = offset + 8 + length

@@ -12,8 +12,7 @@ extension PNGCodec {
         let hasProfile = data.withUnsafeBytes { bytes -> Bool in
             var offset = 8
             while offset + 8 <= bytes.count {
-                let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16
-                    | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+                let length = PNGChunkFormat.u32(bytes, offset)
                 let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: Unicode.ASCII.self)
                 if type == "iCCP" { return true }
                 if type == "IDAT" { return false }
@@ -22,7 +21,13 @@ extension PNGCodec {
             return false
         }
         guard hasProfile else { return nil }
-        return data.withUnsafeBytes { bytes -> EmbeddedColorProfile? in
+        return iccProfile(data)
+    }
+
+    /// The ICC profile of `data`'s `iCCP` chunk, decompressed and checked by libpng; `nil` when
+    /// libpng finds none or refuses it.
+    static func iccProfile(_ data: Data) -> EmbeddedColorProfile? {
+        data.withUnsafeBytes { bytes -> EmbeddedColorProfile? in
             guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
             var profile: UnsafeMutablePointer<UInt8>?
             var size = 0

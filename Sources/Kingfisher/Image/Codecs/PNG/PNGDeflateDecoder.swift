@@ -18,6 +18,8 @@ enum PNGDeflateDecoder {
         let channels: Int
         /// Where the data of each `IDAT` chunk lies, in order.
         let imageData: [Range<Int>]
+        /// Whether an `iCCP` chunk comes before the image data.
+        var hasProfile = false
     }
 
     /// The pixels of `data` as straight RGBA converted to sRGB (unless `options` keeps the source's
@@ -48,7 +50,8 @@ enum PNGDeflateDecoder {
         }
         guard let (pixels, layout) = decoded else { return nil }
         var frame = pixels
-        let profile = options.keepsSourceColors ? nil : PNGCodec.embeddedProfile(data)
+        // The walk above has seen whether there is a profile: only then does libpng read it.
+        let profile = options.keepsSourceColors || !layout.hasProfile ? nil : PNGCodec.iccProfile(data)
         var opaque = layout.channels == 1 || layout.channels == 3
         try frame.withUnsafeMutableBytes { output in
             try ColorManagement.convertToSRGB(output, width: layout.width, height: layout.height, from: profile, options: options)
@@ -64,6 +67,7 @@ enum PNGDeflateDecoder {
         var header: (width: Int, height: Int, channels: Int)?
         var imageData: [Range<Int>] = []
         var imageDataEnded = false
+        var hasProfile = false
         walk: while bytes.count - offset >= 12 {
             let length = PNGChunkFormat.u32(bytes, offset)
             let type = PNGChunkFormat.u32(bytes, offset + 4)
@@ -81,6 +85,8 @@ enum PNGDeflateDecoder {
                 imageData.append(dataStart..<dataEnd)
             case ChunkType.end:
                 break walk
+            case ChunkType.profile:
+                if imageData.isEmpty { hasProfile = true }
             case ChunkType.transparency, ChunkType.animationControl, ChunkType.frameControl, ChunkType.frameData:
                 return nil
             case ChunkType.gamma:
@@ -93,7 +99,8 @@ enum PNGDeflateDecoder {
             offset = dataEnd + 4
         }
         guard let header, !imageData.isEmpty else { return nil }
-        return Layout(width: header.width, height: header.height, channels: header.channels, imageData: imageData)
+        return Layout(width: header.width, height: header.height, channels: header.channels, imageData: imageData,
+                      hasProfile: hasProfile)
     }
 
     /// The big-endian chunk types this path looks at.
@@ -103,6 +110,7 @@ enum PNGDeflateDecoder {
         static let end = 0x4945_4E44              // IEND
         static let transparency = 0x7452_4E53     // tRNS
         static let gamma = 0x6741_4D41            // gAMA
+        static let profile = 0x6943_4350          // iCCP
         static let animationControl = 0x6163_544C // acTL
         static let frameControl = 0x6663_544C     // fcTL
         static let frameData = 0x6664_4154        // fdAT
